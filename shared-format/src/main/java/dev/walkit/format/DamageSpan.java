@@ -1,0 +1,33 @@
+package dev.walkit.format;
+
+/**
+ * A damaged byte span: from the first byte that is not part of a valid record to the first byte of
+ * the next valid record, or the end of the file (docs/format.md §7).
+ *
+ * @param kind        why the bytes at {@code offset} are not a valid record
+ * @param offset      first byte of the span
+ * @param length      bytes in the span
+ * @param detail      evidence in words, e.g. {@code rec_len 2147483647 exceeds the maximum 67108864}
+ * @param storedCrc   the stored CRC of the record at {@code offset}, or -1 when there is none
+ * @param computedCrc the CRC computed over the standard range, or -1
+ * @param crcRange    for {@link DamageKind#CRC_RANGE_BUG}: the range the stored CRCs match
+ * @param records     record frames inside the span that could be delimited (crc range bug: all of them)
+ */
+public record DamageSpan(DamageKind kind, long offset, long length, String detail,
+                         long storedCrc, long computedCrc, CrcRange crcRange, int records)
+        implements ReadResult, LogItem {
+
+    public long end() {
+        return offset + length;
+    }
+
+    /** The span with {@code more} bytes and {@code moreRecords} frames added at its end. */
+    DamageSpan extend(long more, int moreRecords) {
+        return new DamageSpan(kind, offset, length + more, detail, storedCrc, computedCrc, crcRange, records + moreRecords);
+    }
+
+    @Override
+    public String toString() {
+        return kind.label() + " @" + offset + "+" + length + " (" + detail + ")";
+    }
+}

@@ -1,0 +1,118 @@
+package dev.walkit.format;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.zip.CRC32C;
+
+/**
+ * Resync past damage (docs/format.md §7 "garbage span"): scan forward byte by byte for the next
+ * offset where a complete record's header and CRC validate.
+ *
+ * <p>It stays near linear in the bytes crossed: the cheap {@link HeaderCheck} rejects almost every
+ * offset before any CRC; a short candidate's CRC is computed directly; a long candidate's (a random
+ * header may claim up to {@code maxRecLen} bytes) in constant time from CRC checkpoints taken every
+ * 4 KiB from the scan's origin, with {@link Crc32cMath}: {@code crc([a,b)) = C(b) ^ shift(C(a), b-a)}.
+ * The checkpoints only ever cover the bytes from the origin to the farthest candidate end, once.
+ */
+final class Resync {
+    private static final int CP_SHIFT = 12;
+    private static final int CP = 1 << CP_SHIFT;
+    /** Candidates up to this many bytes have their CRC computed directly. */
+    private static final int DIRECT_LIMIT = 64 << 10;
+    private static final int[] POW = new int[CP];
+    private static final int POW_CP = Crc32cMath.xPow8n(CP);
+
+    static {
+        int x8 = Crc32cMath.xPow8n(1);
+        POW[0] = 1 << 31;
+        for (int r = 1; r < CP; r++) {
+            POW[r] = Crc32cMath.multModP(x8, POW[r - 1]);
+        }
+    }
+
+    private final WalFile file;
+    private final Framing framing;
+    private final CRC32C crc = new CRC32C();
+    private long origin;
+    private int[] checkpoints = new int[64];
+    private int computed;
+
+    Resync(WalFile file, Framing framing) {
+        this.file = file;
+        this.framing = framing;
+    }
+
+    /**
+     * The first offset at or after {@code from} where a record validates under the standard CRC or
+     * one of {@code altRanges}; the file size when there is none.
+     */
+    long findNext(long from, Set<CrcRange> altRanges) {
+        final long size = file.size();
+        origin = from;
+        computed = 0;
+        checkpoints[0] = 0;
+        final long lastStart = size - framing.minFrame();
+        final int header = framing.headerLength();
+        long p = from;
+        while (p <= lastStart) {
+            ByteBuffer buf = file.bufferAt(p);
+            int idx = file.indexIn(p);
+            // Scan inside this chunk without re-fetching the buffer for every byte.
+            int stop = (int) Math.min(buf.limit() - header, idx + (lastStart - p)) + 1;
+            for (int i = idx; i < stop; i++) {
+                long at = p + (i - idx);
+                long frame = framing.plausibleFrame(buf, i, size - at);
+                if (frame > 0 && validates(at, frame, altRanges)) return at;
+            }
+            p += stop - idx;
+        }
+        return size;
+    }
+
+    private boolean validates(long a, long frame, Set<CrcRange> altRanges) {
+        long b = a + frame - RecordLayout.CRC_LENGTH;
+        // The whole record lies in the chunk of its first byte (chunks overlap by the largest record).
+        int stored = file.bufferAt(a).getInt(file.indexIn(a) + (int) (b - a));
+        if (frame <= DIRECT_LIMIT) {
+            if (direct(a, b) == stored) return true;
+            for (CrcRange r : altRanges) {
+                if (direct(a + r.start(), b) == stored) return true;
+            }
+            return false;
+        }
+        int cb = at(b);
+        if ((cb ^ Crc32cMath.shift(at(a), Crc32cMath.xPow8n(b - a))) == stored) return true;
+        for (CrcRange r : altRanges) {
+            long s = a + r.start();
+            if ((cb ^ Crc32cMath.shift(at(s), Crc32cMath.xPow8n(b - s))) == stored) return true;
+        }
+        return false;
+    }
+
+    private int direct(long from, long to) {
+        crc.reset();
+        file.updateCrc(crc, from, to);
+        return (int) crc.getValue();
+    }
+
+    /** C(j) = crc32c of bytes [origin, j). */
+    private int at(long j) {
+        long rel = j - origin;
+        int i = (int) (rel >>> CP_SHIFT);
+        ensure(i);
+        int r = (int) (rel & (CP - 1));
+        long base = origin + ((long) i << CP_SHIFT);
+        int part = r == 0 ? 0 : direct(base, j);
+        return Crc32cMath.shift(checkpoints[i], POW[r]) ^ part;
+    }
+
+    private void ensure(int i) {
+        if (i >= checkpoints.length) checkpoints = Arrays.copyOf(checkpoints, Math.max(i + 1, checkpoints.length * 2));
+        while (computed < i) {
+            long base = origin + ((long) computed << CP_SHIFT);
+            checkpoints[computed + 1] = Crc32cMath.shift(checkpoints[computed], POW_CP) ^ direct(base, base + CP);
+            computed++;
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.walkit.format;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Groups a stream of {@link LogItem}s into transactions (docs/format.md §5). A transaction whose
+ * closing record is missing — the log ends, damage interrupts it, or the next record carries another
+ * revision — never committed: it is reported as an {@code incomplete-transaction} and dropped.
+ */
+public final class TransactionGrouper {
+    /** Where grouping hands its results. */
+    public interface Sink {
+        void transaction(Transaction txn);
+
+        void damage(DamageSpan span);
+
+        void finding(Finding finding);
+    }
+
+    private final Sink sink;
+    private final List<WalEntry> pending = new ArrayList<>();
+
+    public TransactionGrouper(Sink sink) {
+        this.sink = sink;
+    }
+
+    public void accept(LogItem item) {
+        if (item instanceof DamageSpan d) {
+            dropPending("interrupted by " + d.kind().label() + " at offset " + d.offset());
+            sink.damage(d);
+            return;
+        }
+        WalEntry e = (WalEntry) item;
+        if (!pending.isEmpty() && pending.get(0).revision() != e.revision()) {
+            dropPending("the next record at offset " + e.offset() + " carries revision " + e.revision());
+        }
+        if (e.isTxnCont()) {
+            pending.add(e);
+            return;
+        }
+        if (pending.isEmpty()) {
+            sink.transaction(new Transaction(e.revision(), List.of(e)));
+        } else {
+            pending.add(e);
+            sink.transaction(new Transaction(e.revision(), List.copyOf(pending)));
+            pending.clear();
+        }
+    }
+
+    /** The end of the log: a pending transaction never committed. */
+    public void end() {
+        dropPending("the log ends");
+    }
+
+    private void dropPending(String why) {
+        if (pending.isEmpty()) return;
+        WalEntry first = pending.get(0);
+        WalEntry last = pending.get(pending.size() - 1);
+        sink.finding(new Finding(DamageKind.INCOMPLETE_TRANSACTION, first.offset(), last.offset() + last.length() - first.offset(),
+                first.revision(), pending.size(), pending.size() + " TXN_CONT record(s) of revision " + first.revision()
+                        + " without their closing record: " + why));
+        pending.clear();
+    }
+
+    /** Runs every item of {@code source} through a grouper into {@code sink}. */
+    public static void run(EntrySource source, Sink sink, Consumer<LogItem> tap) {
+        TransactionGrouper g = new TransactionGrouper(sink);
+        for (LogItem it; (it = source.next()) != null; ) {
+            if (tap != null) tap.accept(it);
+            g.accept(it);
+        }
+        g.end();
+    }
+}

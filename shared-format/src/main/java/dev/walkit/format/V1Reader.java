@@ -1,0 +1,87 @@
+package dev.walkit.format;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Set;
+import java.util.zip.CRC32C;
+
+/**
+ * Reader of the legacy v1 format (docs/format.md §8), with the same damage rules and resync as
+ * {@link WalReader}. v1 carries no create_revision, version or lease: entries have them 0 and
+ * replay derives create_revision and version by the rules of §5.
+ */
+public final class V1Reader implements EntrySource {
+    private final WalFile file;
+    private final boolean ownsFile;
+    private final int maxRecLen;
+    private final Resync resync;
+    private final CRC32C crc = new CRC32C();
+    private long pos;
+
+    public V1Reader(WalFile file, int maxRecLen, boolean ownsFile) {
+        this.file = file;
+        this.maxRecLen = maxRecLen;
+        this.ownsFile = ownsFile;
+        this.resync = new Resync(file, Framing.v1(maxRecLen));
+    }
+
+    @Override
+    public LogItem next() {
+        final long size = file.size();
+        if (pos >= size) return null;
+        final long start = pos;
+        final long remaining = size - start;
+        ByteBuffer buf = file.bufferAt(start);
+        int idx = file.indexIn(start);
+        long frame = LegacyV1.plausibleFrame(buf, idx, remaining, maxRecLen);
+        int stored = 0;
+        int computed = 0;
+        if (frame > 0) {
+            int crcAt = idx + (int) frame - LegacyV1.CRC_LENGTH;
+            stored = buf.getInt(crcAt);
+            crc.reset();
+            file.updateCrc(crc, start, start + frame - LegacyV1.CRC_LENGTH);
+            computed = (int) crc.getValue();
+            if (stored == computed) {
+                pos = start + frame;
+                int keyLen = buf.getInt(idx + LegacyV1.KEY_LEN_OFFSET);
+                int valLen = buf.getInt(idx + LegacyV1.VAL_LEN_OFFSET);
+                byte[] key = new byte[keyLen];
+                buf.get(idx + LegacyV1.HEADER_LENGTH, key);
+                int flags = buf.get(idx + LegacyV1.FLAGS_OFFSET) & Flags.DELETE;
+                return new WalEntry(start, frame, flags, buf.getLong(idx + LegacyV1.REVISION_OFFSET), key, 0, 0, 0,
+                        start + LegacyV1.HEADER_LENGTH + keyLen, valLen, CrcRange.STANDARD);
+            }
+        }
+        long next = resync.findNext(start + 1, Set.of());
+        pos = next;
+        DamageKind kind;
+        String detail;
+        if (frame > 0) {
+            boolean exact = start + frame == next;
+            kind = exact ? DamageKind.CRC_MISMATCH : DamageKind.GARBAGE_SPAN;
+            detail = String.format("stored crc = %08x, computed crc = %08x", stored, computed);
+        } else {
+            detail = LegacyV1.describe(buf, idx, remaining, maxRecLen);
+            boolean cut = remaining < LegacyV1.HEADER_LENGTH || detail.contains("past the end");
+            kind = cut && next == size ? DamageKind.TORN_TAIL : cut ? DamageKind.BAD_HEADER : DamageKind.GARBAGE_SPAN;
+        }
+        return new DamageSpan(kind, start, next - start, detail, frame > 0 ? stored & 0xFFFFFFFFL : -1,
+                frame > 0 ? computed & 0xFFFFFFFFL : -1, null, 0);
+    }
+
+    @Override
+    public WalFormat format() {
+        return WalFormat.V1;
+    }
+
+    @Override
+    public WalFile file() {
+        return file;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (ownsFile) file.close();
+    }
+}

@@ -1,0 +1,80 @@
+package dev.walkit.format;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.zip.CRC32C;
+
+/**
+ * Entry points: resolve a path (a WAL file or a data directory), tell the format apart (neither has a
+ * magic number: docs/format.md §8 — the format whose first record validates earliest wins, v2 on a
+ * tie), and open an {@link EntrySource}.
+ */
+public final class Wal {
+    public static final String WAL_FILE = "wal";
+    public static final String COMPACT_FILE = "wal.compact";
+
+    private Wal() {
+    }
+
+    /** {@code path} itself, or {@code path/wal} for a data directory. */
+    public static Path resolve(Path path) throws IOException {
+        if (Files.isDirectory(path)) {
+            Path wal = path.resolve(WAL_FILE);
+            if (!Files.exists(wal)) throw new IOException(path + ": a directory without a 'wal' file");
+            return wal;
+        }
+        if (!Files.exists(path)) throw new IOException(path + ": no such file or directory");
+        return path;
+    }
+
+    /** The leftover {@code wal.compact} beside {@code wal}, or null. */
+    public static Path leftoverCompaction(Path walFile) {
+        Path dir = walFile.toAbsolutePath().getParent();
+        if (dir == null) return null;
+        Path c = dir.resolve(COMPACT_FILE);
+        return Files.exists(c) ? c : null;
+    }
+
+    /** Result of sniffing: the format, and the offset of its first valid record (the size if none). */
+    public record Sniff(WalFormat format, long firstValid, boolean anyValid) {
+    }
+
+    public static Sniff sniff(WalFile file, int maxRecLen) {
+        long size = file.size();
+        if (size == 0) return new Sniff(WalFormat.V2, 0, false);
+        Set<CrcRange> all = EnumSet.of(CrcRange.PAYLOAD_ONLY, CrcRange.SKIP_FLAGS);
+        long v2 = validAt(file, 0, Framing.v2(maxRecLen), all) ? 0 : new Resync(file, Framing.v2(maxRecLen)).findNext(0, all);
+        if (v2 == 0) return new Sniff(WalFormat.V2, 0, true);
+        long v1 = new Resync(file, Framing.v1(maxRecLen)).findNext(0, Set.of());
+        if (v1 < v2) return new Sniff(WalFormat.V1, v1, true);
+        return new Sniff(WalFormat.V2, v2, v2 < size);
+    }
+
+    private static boolean validAt(WalFile file, long at, Framing framing, Set<CrcRange> alts) {
+        ByteBuffer buf = file.bufferAt(at);
+        int idx = file.indexIn(at);
+        long frame = framing.plausibleFrame(buf, idx, file.size() - at);
+        if (frame <= 0) return false;
+        int stored = buf.getInt(idx + (int) frame - RecordLayout.CRC_LENGTH);
+        CRC32C crc = new CRC32C();
+        file.updateCrc(crc, at, at + frame - RecordLayout.CRC_LENGTH);
+        if ((int) crc.getValue() == stored) return true;
+        for (CrcRange r : alts) {
+            crc.reset();
+            file.updateCrc(crc, at + r.start(), at + frame - RecordLayout.CRC_LENGTH);
+            if ((int) crc.getValue() == stored) return true;
+        }
+        return false;
+    }
+
+    /** Opens an entry source over an already opened file, in the given format. */
+    public static EntrySource entries(WalFile file, WalFormat format, ReaderOptions options) {
+        return format == WalFormat.V1
+                ? new V1Reader(file, options.maxRecLen(), false)
+                : new V2Entries(new WalReader(file, options.withLevel(ReaderOptions.Level.DECODE)));
+    }
+}

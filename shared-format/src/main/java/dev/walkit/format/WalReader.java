@@ -1,0 +1,200 @@
+package dev.walkit.format;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.zip.CRC32C;
+
+/**
+ * Streaming reader of a v2 WAL. Each {@link #next()} yields a valid record or a damaged span;
+ * together they account for every byte of the file exactly once. Validation is layered: the cheap
+ * header check, then the CRC, then (at {@link ReaderOptions.Level#DECODE}) the KeyValue decode and
+ * header consistency. After a failure it resyncs ({@link Resync}) and reports the span crossed.
+ *
+ * <p>How a span is named (docs/format.md §7 and docs/format.md of this project): by why the bytes at
+ * its first offset are not a record, when the record they claim to be ends exactly where valid
+ * records resume; {@code garbage-span} when it does not. A span that reaches the end of the file
+ * and starts with a header cut short, or a plausible header whose record runs past the end, is a
+ * {@code torn-tail}. Consecutive records whose stored CRC matches one buggy range form one
+ * {@code crc-range-bug} span.
+ */
+public final class WalReader implements Closeable {
+    private static final Object END = new Object();
+
+    private final WalFile file;
+    private final boolean ownsFile;
+    private final ReaderOptions options;
+    private final RecordView view = new RecordView();
+    private final KvDecoder decoder = new KvDecoder();
+    private final CRC32C crc = new CRC32C();
+    private final Resync resync;
+    /** Buggy CRC ranges seen so far (or accepted): resync also accepts frames that match them. */
+    private final Set<CrcRange> altRanges = EnumSet.noneOf(CrcRange.class);
+    private long pos;
+    private ByteBuffer scratchOwner;
+    private ByteBuffer scratch;
+    /** A result read ahead while merging crc-range-bug spans, or END. */
+    private Object held;
+
+    public WalReader(WalFile file, ReaderOptions options) {
+        this(file, options, false);
+    }
+
+    private WalReader(WalFile file, ReaderOptions options, boolean ownsFile) {
+        this.file = file;
+        this.options = options;
+        this.ownsFile = ownsFile;
+        this.resync = new Resync(file, Framing.v2(options.maxRecLen()));
+        if (options.acceptCrc() != null) altRanges.add(options.acceptCrc());
+    }
+
+    /** Opens {@code path} read-only; the reader closes the file. */
+    public static WalReader open(Path path, ReaderOptions options) throws IOException {
+        return new WalReader(WalFile.open(path, options.maxRecLen()), options, true);
+    }
+
+    public WalFile file() {
+        return file;
+    }
+
+    public ReaderOptions options() {
+        return options;
+    }
+
+    /** File offset of the next result. */
+    public long position() {
+        return held == null ? pos : -1;
+    }
+
+    /** Continues reading at {@code offset} (taken as a record boundary). */
+    public void seek(long offset) {
+        if (offset < 0 || offset > file.size()) throw new IllegalArgumentException("offset " + offset + " outside the file");
+        pos = offset;
+        held = null;
+    }
+
+    /** The next record or damaged span, or null at the end of the file. */
+    public ReadResult next() {
+        if (held != null) {
+            Object h = held;
+            held = null;
+            return h == END ? null : (ReadResult) h;
+        }
+        ReadResult r = step();
+        if (r instanceof DamageSpan s && s.kind() == DamageKind.CRC_RANGE_BUG) {
+            DamageSpan acc = s;
+            for (;;) {
+                ReadResult n = step();
+                if (n instanceof DamageSpan t && t.kind() == DamageKind.CRC_RANGE_BUG && t.crcRange() == acc.crcRange() && t.offset() == acc.end()) {
+                    acc = acc.extend(t.length(), t.records());
+                } else {
+                    held = n == null ? END : n;
+                    return acc;
+                }
+            }
+        }
+        return r;
+    }
+
+    private ReadResult step() {
+        final long size = file.size();
+        if (pos >= size) return null;
+        final long start = pos;
+        final long remaining = size - start;
+        ByteBuffer buf = file.bufferAt(start);
+        int idx = file.indexIn(start);
+        if (buf != scratchOwner) {
+            scratchOwner = buf;
+            scratch = buf.duplicate();
+        }
+        HeaderCheck check = HeaderCheck.check(buf, idx, remaining, options.maxRecLen());
+        long claimedEnd = -1;
+        int stored = 0;
+        int computed = 0;
+        if (check == HeaderCheck.OK) {
+            int recLen = buf.getInt(idx + RecordLayout.REC_LEN_OFFSET);
+            long frame = RecordLayout.recordLength(recLen);
+            stored = buf.getInt(idx + RecordLayout.crcOffset(recLen));
+            computed = CrcRange.STANDARD.compute(crc, scratch, idx, recLen);
+            if (stored == computed) return frameValid(buf, idx, start, recLen, CrcRange.STANDARD);
+            for (CrcRange alt : new CrcRange[] {CrcRange.PAYLOAD_ONLY, CrcRange.SKIP_FLAGS}) {
+                if (alt.compute(crc, scratch, idx, recLen) == stored) {
+                    altRanges.add(alt);
+                    if (alt == options.acceptCrc()) return frameValid(buf, idx, start, recLen, alt);
+                    pos = start + frame;
+                    return new DamageSpan(DamageKind.CRC_RANGE_BUG, start, frame,
+                            "stored CRC matches the " + alt.label() + " range: data intact, CRC wrong",
+                            stored & 0xFFFFFFFFL, computed & 0xFFFFFFFFL, alt, 1);
+                }
+            }
+            claimedEnd = start + frame;
+        } else if (check == HeaderCheck.RESERVED_FLAGS || check == HeaderCheck.OFFSETS_OUT_OF_RANGE) {
+            int recLen = buf.getInt(idx + RecordLayout.REC_LEN_OFFSET);
+            if (recLen >= 0) claimedEnd = start + RecordLayout.recordLength(recLen);
+        }
+        long next = resync.findNext(start + 1, altRanges);
+        pos = next;
+        DamageKind kind;
+        String detail;
+        boolean exact = claimedEnd == next;
+        switch (check) {
+            case OK -> {
+                kind = exact ? DamageKind.CRC_MISMATCH : DamageKind.GARBAGE_SPAN;
+                detail = String.format("stored crc = %08x, computed crc = %08x%s", stored, computed,
+                        exact ? "" : "; the record it claims ends at " + claimedEnd + ", valid records resume at " + next);
+            }
+            case HEADER_CUT -> {
+                kind = DamageKind.TORN_TAIL;
+                detail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
+            }
+            case PAST_EOF -> {
+                kind = next == size ? DamageKind.TORN_TAIL : DamageKind.BAD_HEADER;
+                detail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
+            }
+            case REC_LEN_TOO_LARGE -> {
+                kind = DamageKind.BAD_HEADER;
+                detail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
+            }
+            default -> {
+                kind = exact ? DamageKind.BAD_HEADER : DamageKind.GARBAGE_SPAN;
+                detail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
+            }
+        }
+        boolean hasCrc = check == HeaderCheck.OK;
+        return new DamageSpan(kind, start, next - start, detail,
+                hasCrc ? stored & 0xFFFFFFFFL : -1, hasCrc ? computed & 0xFFFFFFFFL : -1, null, 0);
+    }
+
+    /** A frame whose CRC validated: decode and check consistency at DECODE level. */
+    private ReadResult frameValid(ByteBuffer buf, int idx, long start, int recLen, CrcRange range) {
+        long frame = RecordLayout.recordLength(recLen);
+        pos = start + frame;
+        view.wrap(buf, idx, start);
+        view.crcRange(range);
+        if (options.level() == ReaderOptions.Level.FRAME) return view;
+        KvFields f = view.fieldsHolder();
+        if (!decoder.decode(buf, idx + RecordLayout.KV_OFFSET, recLen, f)) {
+            return new DamageSpan(DamageKind.UNDECODABLE_PAYLOAD, start, frame, "CRC right, kv_bytes not a KeyValue: " + f.error(),
+                    -1, -1, null, 1);
+        }
+        view.markDecoded();
+        int keyOffset = view.keyOffset();
+        int modRevOffset = view.modRevOffset();
+        if (!f.hasKey() || f.keyOffset() != keyOffset || f.modRevOffset() != modRevOffset) {
+            return new DamageSpan(DamageKind.INCONSISTENT_HEADER, start, frame,
+                    "CRC right, header says key_offset " + keyOffset + ", mod_rev_offset " + modRevOffset
+                            + "; kv_bytes has " + (f.hasKey() ? "the key at " + f.keyOffset() : "no key") + ", "
+                            + (f.modRevOffset() >= 0 ? "mod_revision at " + f.modRevOffset() : "no mod_revision"),
+                    -1, -1, null, 1);
+        }
+        return view;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (ownsFile) file.close();
+    }
+}
