@@ -21,6 +21,9 @@ public final class TransactionGrouper {
 
     private final Sink sink;
     private final List<WalEntry> pending = new ArrayList<>();
+    /** Revision of a transaction that damage interrupted: its records after the damage are dropped too. */
+    private long interruptedRevision = -1;
+    private final List<WalEntry> rest = new ArrayList<>();
 
     public TransactionGrouper(Sink sink) {
         this.sink = sink;
@@ -28,11 +31,21 @@ public final class TransactionGrouper {
 
     public void accept(LogItem item) {
         if (item instanceof DamageSpan d) {
+            dropRest(d.offset());
+            if (!pending.isEmpty()) interruptedRevision = pending.get(0).revision();
             dropPending("interrupted by " + d.kind().label() + " at offset " + d.offset());
             sink.damage(d);
             return;
         }
         WalEntry e = (WalEntry) item;
+        if (interruptedRevision >= 0) {
+            if (e.revision() == interruptedRevision) {
+                rest.add(e);
+                if (!e.isTxnCont()) dropRest(e.offset() + e.length());
+                return;
+            }
+            dropRest(e.offset());
+        }
         if (!pending.isEmpty() && pending.get(0).revision() != e.revision()) {
             dropPending("the next record at offset " + e.offset() + " carries revision " + e.revision());
         }
@@ -52,6 +65,20 @@ public final class TransactionGrouper {
     /** The end of the log: a pending transaction never committed. */
     public void end() {
         dropPending("the log ends");
+        dropRest(-1);
+    }
+
+    /** Drops the records of an interrupted transaction found after the damage. */
+    private void dropRest(long at) {
+        if (!rest.isEmpty()) {
+            WalEntry first = rest.get(0);
+            WalEntry last = rest.get(rest.size() - 1);
+            sink.finding(new Finding(DamageKind.INCOMPLETE_TRANSACTION, first.offset(), last.offset() + last.length() - first.offset(),
+                    first.revision(), rest.size(), rest.size() + " record(s) of revision " + first.revision()
+                            + " after damage: the rest of a transaction that lost records"));
+            rest.clear();
+        }
+        interruptedRevision = -1;
     }
 
     private void dropPending(String why) {
