@@ -26,6 +26,11 @@ public record DamageSpan(DamageKind kind, long offset, long length, String detai
         return new DamageSpan(kind, offset, length + more, detail, storedCrc, computedCrc, crcRange, records + moreRecords);
     }
 
+    /** The detail, with the record count for a merged crc-range-bug span. */
+    public String describe() {
+        return kind == DamageKind.CRC_RANGE_BUG ? records + " record(s): " + detail : detail;
+    }
+
     @Override
     public String toString() {
         return kind.label() + " @" + offset + "+" + length + " (" + detail + ")";

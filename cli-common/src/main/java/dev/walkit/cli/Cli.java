@@ -1,0 +1,51 @@
+package dev.walkit.cli;
+
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+
+/**
+ * How every tool runs: {@code main} is {@code System.exit(Cli.run(new Tool(), args))}; tests call
+ * {@link #run(Object, PrintWriter, PrintWriter, String...)}. Usage errors give exit 2 with a one-line
+ * message on stderr; unexpected exceptions exit 70 with one line (the stack trace only with
+ * {@code WALKIT_DEBUG=1}).
+ */
+public final class Cli {
+    private Cli() {
+    }
+
+    public static int run(Object command, String... args) {
+        return run(command, new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+    }
+
+    public static int run(Object command, PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cl = commandLine(command, out, err);
+        return cl.execute(args);
+    }
+
+    public static CommandLine commandLine(Object command, PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(command);
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setParameterExceptionHandler((ex, args) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println(c.getCommandName() + ": " + ex.getMessage());
+            c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
+            c.getErr().flush();
+            return ExitCode.USAGE.code();
+        });
+        cl.setExecutionExceptionHandler((ex, c, parseResult) -> {
+            c.getErr().println(c.getCommandName() + ": internal error: " + ex);
+            if ("1".equals(System.getenv("WALKIT_DEBUG"))) ex.printStackTrace(c.getErr());
+            c.getErr().flush();
+            return ExitCode.SOFTWARE.code();
+        });
+        setExitCodeHelp(cl);
+        return cl;
+    }
+
+    private static void setExitCodeHelp(CommandLine cl) {
+        cl.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(ExitCode.helpLines());
+        for (CommandLine sub : cl.getSubcommands().values()) setExitCodeHelp(sub);
+    }
+}

@@ -1,0 +1,37 @@
+package dev.walkit.cli;
+
+/** The one exit-code table of the four tools (listed in every tool's --help). */
+public enum ExitCode {
+    /** Healthy / done. */
+    OK(0, "healthy: no damage and no finding (or: the work is done)"),
+    /** Only a torn tail: what the tolerate-tail policy repairs. walmigrate: conflicts were left alone. */
+    TAIL_ONLY(1, "only a torn tail (what `walrecover --policy tolerate-tail` repairs); walmigrate: conflicting keys left unwritten"),
+    USAGE(2, "usage error"),
+    DAMAGE(3, "damage beyond the tail, or a rule of the format broken; walrecover: the policy refused"),
+    UNREADABLE(4, "input unreadable or not a WAL"),
+    NOT_IMPLEMENTED(69, "this command is not implemented yet"),
+    SOFTWARE(70, "internal error (a bug: please report it with the command line)");
+
+    private final int code;
+    private final String meaning;
+
+    ExitCode(int code, String meaning) {
+        this.code = code;
+        this.meaning = meaning;
+    }
+
+    public int code() {
+        return code;
+    }
+
+    public String meaning() {
+        return meaning;
+    }
+
+    /** The table for picocli's exit-code list: code to meaning, in order. */
+    public static java.util.Map<String, String> helpLines() {
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (ExitCode e : values()) out.put(String.format("%3d", e.code), e.meaning);
+        return out;
+    }
+}

@@ -1,0 +1,91 @@
+package dev.walkit.format;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The canonical writer: appends records in canonical form ({@link RecordEncoder}) through a buffer,
+ * and forces them to disk on {@link #sync()} and {@link #close()}. Writes a new file only
+ * ({@code CREATE_NEW}): it never overwrites.
+ */
+public final class WalWriter implements Closeable {
+    private final Path path;
+    private final FileChannel channel;
+    private final RecordEncoder encoder = new RecordEncoder();
+    private ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
+    private long written;
+
+    private WalWriter(Path path, FileChannel channel) {
+        this.path = path;
+        this.channel = channel;
+    }
+
+    public static WalWriter create(Path path) throws IOException {
+        try {
+            return new WalWriter(path, FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
+        } catch (IOException e) {
+            throw new IOException(path + ": cannot create: " + e, e);
+        }
+    }
+
+    /** Appends one record; returns its file offset. */
+    public long append(KeyValue kv) throws IOException {
+        int len = RecordEncoder.recordLength(kv);
+        if (buf.remaining() < len) {
+            flush();
+            if (buf.capacity() < len) buf = ByteBuffer.allocateDirect(len).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        long at = written + buf.position();
+        encoder.encode(kv, buf, buf.position());
+        buf.position(buf.position() + len);
+        return at;
+    }
+
+    /** Appends bytes as they are (a record copied byte-exact from another log). */
+    public long appendRaw(byte[] record) throws IOException {
+        flush();
+        long at = written;
+        ByteBuffer b = ByteBuffer.wrap(record);
+        while (b.hasRemaining()) written += channel.write(b);
+        return at;
+    }
+
+    /** Bytes handed to the writer so far. */
+    public long size() {
+        return written + buf.position();
+    }
+
+    public void flush() throws IOException {
+        buf.flip();
+        try {
+            while (buf.hasRemaining()) written += channel.write(buf);
+        } catch (IOException e) {
+            throw new IOException(path + ": write failed: " + e, e);
+        }
+        buf.clear();
+    }
+
+    /** Flushes and fsyncs. */
+    public void sync() throws IOException {
+        flush();
+        try {
+            channel.force(true);
+        } catch (IOException e) {
+            throw new IOException(path + ": fsync failed: " + e, e);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            sync();
+        } finally {
+            channel.close();
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.walkit.testdata;
+
+import dev.walkit.format.CrcRange;
+import dev.walkit.format.DamageKind;
+import dev.walkit.format.RecordEncoder;
+import dev.walkit.format.RecordLayout;
+import dev.walkit.format.RecordView;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Applies each damage kind of docs/format.md §7 to a valid v2 log at a chosen record, and says which
+ * damaged span a reader must report for it ({@link Expected}).
+ */
+public final class DamageInjector {
+    /** What to damage. ZERO_BLOCK is a garbage span made of zeros, as a lost disk block looks. */
+    public enum Kind {
+        TORN_TAIL, CRC_MISMATCH, BAD_HEADER, GARBAGE_SPAN, ZERO_BLOCK, INCONSISTENT_HEADER, UNDECODABLE_PAYLOAD, CRC_RANGE_BUG
+    }
+
+    /** The damaged log and the span a reader must report. */
+    public record Expected(byte[] log, DamageKind kind, long offset, long length) {
+    }
+
+    private final byte[] clean;
+    private final List<long[]> records = new ArrayList<>();
+
+    public DamageInjector(byte[] cleanLog) {
+        this.clean = cleanLog;
+        ByteBuffer b = le(cleanLog);
+        long pos = 0;
+        while (pos < cleanLog.length) {
+            int len = RecordLayout.OVERHEAD + b.getInt((int) pos + RecordLayout.REC_LEN_OFFSET);
+            records.add(new long[] {pos, len});
+            pos += len;
+        }
+    }
+
+    public int recordCount() {
+        return records.size();
+    }
+
+    public long offset(int i) {
+        return records.get(i)[0];
+    }
+
+    public int length(int i) {
+        return (int) records.get(i)[1];
+    }
+
+    /** Damages record {@code i} (TORN_TAIL: the last record, whatever {@code i}). */
+    public Expected apply(Kind kind, int i, long seed) {
+        byte[] log = clean.clone();
+        ByteBuffer b = le(log);
+        int at = (int) offset(i);
+        int len = length(i);
+        int recLen = len - RecordLayout.OVERHEAD;
+        switch (kind) {
+            case TORN_TAIL -> {
+                int last = records.size() - 1;
+                int cut = Math.max(1, length(last) / 3);
+                return new Expected(Arrays.copyOf(log, log.length - cut), DamageKind.TORN_TAIL, offset(last), length(last) - cut);
+            }
+            case CRC_MISMATCH -> {
+                log[at + RecordLayout.KV_OFFSET + recLen / 2] ^= 0x20;
+                return new Expected(log, DamageKind.CRC_MISMATCH, at, len);
+            }
+            case BAD_HEADER -> {
+                log[at + RecordLayout.FLAGS_OFFSET] |= (byte) 0x80;
+                return new Expected(log, DamageKind.BAD_HEADER, at, len);
+            }
+            case GARBAGE_SPAN -> {
+                byte[] g = new byte[100 + new Random(seed).nextInt(4000)];
+                new Random(seed).nextBytes(g);
+                g[0] = (byte) 0xF8; // reserved flag bits: no header starts here
+                byte[] out = new byte[log.length + g.length];
+                System.arraycopy(log, 0, out, 0, at);
+                System.arraycopy(g, 0, out, at, g.length);
+                System.arraycopy(log, at, out, at + g.length, log.length - at);
+                return new Expected(out, DamageKind.GARBAGE_SPAN, at, g.length);
+            }
+            case ZERO_BLOCK -> {
+                Arrays.fill(log, at, at + len, (byte) 0);
+                return new Expected(log, DamageKind.GARBAGE_SPAN, at, len);
+            }
+            case INCONSISTENT_HEADER -> {
+                b.putShort(at + RecordLayout.KEY_OFFSET_OFFSET, (short) (RecordLayout.CANONICAL_KEY_OFFSET + 1));
+                new RecordEncoder().writeCrc(b, at, recLen, CrcRange.STANDARD);
+                return new Expected(log, DamageKind.INCONSISTENT_HEADER, at, len);
+            }
+            case UNDECODABLE_PAYLOAD -> {
+                RecordView v = new RecordView().wrap(b, at, at);
+                int tagAt = v.kvStart() + v.modRevOffset() - 1; // the mod_revision tag
+                log[tagAt] = (byte) 0x1F; // field 3, wire type 7
+                new RecordEncoder().writeCrc(b, at, recLen, CrcRange.STANDARD);
+                return new Expected(log, DamageKind.UNDECODABLE_PAYLOAD, at, len);
+            }
+            case CRC_RANGE_BUG -> {
+                for (long[] r : records) {
+                    new RecordEncoder().writeCrc(b, (int) r[0], (int) r[1] - RecordLayout.OVERHEAD, CrcRange.PAYLOAD_ONLY);
+                }
+                return new Expected(log, DamageKind.CRC_RANGE_BUG, 0, log.length);
+            }
+            default -> throw new IllegalArgumentException(kind.toString());
+        }
+    }
+
+    private static ByteBuffer le(byte[] b) {
+        return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+    }
+}

@@ -1,0 +1,28 @@
+package dev.walkit.verify;
+
+import dev.walkit.format.DamageKind;
+
+/** What each finding means for the operator, in one line. */
+final class Meaning {
+    private Meaning() {
+    }
+
+    static String of(DamageKind k) {
+        return switch (k) {
+            case TORN_TAIL -> "a crash mid-append: the last unsynced write is lost; `walrecover --policy tolerate-tail` drops it";
+            case CRC_MISMATCH -> "a record's bytes changed after it was written (disk or memory corruption); its transaction is lost";
+            case BAD_HEADER -> "a record header is corrupt; the bytes up to the next valid record are lost";
+            case INCONSISTENT_HEADER -> "a writer bug: the CRC is right but the header points at the wrong bytes";
+            case UNDECODABLE_PAYLOAD -> "a writer bug: the CRC is right but the payload is not a KeyValue";
+            case GARBAGE_SPAN -> "bytes that form no record (overwritten or zero-filled block); resync found valid records after it";
+            case CRC_RANGE_BUG -> "the crc range writer bug: the data is intact, only the CRCs are wrong; recover with `walrecover --accept-crc`";
+            case INCOMPLETE_TRANSACTION -> "a transaction that never committed (its closing record is missing); replay drops it";
+            case REVISION_REGRESSION -> "a revision repeats or goes back (a duplicated tail?); replay keeps the first occurrence";
+            case VERSION_MISMATCH -> "create_revision/version break the rules of a healthy store; the key's history is suspect";
+            case TRUNCATED_SNAPSHOT -> "a compaction's snapshot prefix lost records: keys live at the compact revision may be missing";
+            case MISPLACED_SNAPSHOT -> "snapshot records outside the prefix at offset 0";
+            case DELETE_OF_ABSENT_KEY -> "a delete of a key that was not live: history before it is missing or corrupt";
+            case LEFTOVER_COMPACTION -> "a compaction did not finish; wal is authoritative and wal.compact can be removed after a backup";
+        };
+    }
+}

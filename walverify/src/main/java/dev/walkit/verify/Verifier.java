@@ -1,0 +1,164 @@
+package dev.walkit.verify;
+
+import dev.walkit.format.DamageKind;
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.EntrySource;
+import dev.walkit.format.Finding;
+import dev.walkit.format.LogItem;
+import dev.walkit.format.ReadResult;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.RecordView;
+import dev.walkit.format.Wal;
+import dev.walkit.format.WalEntry;
+import dev.walkit.format.WalFile;
+import dev.walkit.format.WalFormat;
+import dev.walkit.format.WalReader;
+import dev.walkit.format.replay.Replay;
+import dev.walkit.format.replay.Replayer;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The verification engine behind {@code walverify}: one streaming pass at the chosen level. Opens the
+ * input read-only and never modifies it.
+ */
+public final class Verifier {
+    /** Sees findings as they are found (for --jsonl). */
+    public interface Listener {
+        default void damage(VerifyReport.Located d) {
+        }
+
+        default void finding(Finding f) {
+        }
+    }
+
+    private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
+
+    private Verifier() {
+    }
+
+    public static VerifyReport verify(Path input, VerifyLevel level, Listener listener) throws IOException, NotAWalException {
+        Listener l = listener == null ? new Listener() { } : listener;
+        Path walPath = Wal.resolve(input);
+        ReaderOptions ro = level == VerifyLevel.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
+        VerifyReport r = new VerifyReport();
+        r.path = walPath;
+        r.level = level;
+        r.leftoverCompaction = Wal.leftoverCompaction(walPath);
+        try (WalFile file = WalFile.open(walPath, ro.maxRecLen())) {
+            r.bytes = file.size();
+            notAWal(file);
+            Wal.Sniff sniff = Wal.sniff(file, ro.maxRecLen());
+            r.format = sniff.format();
+            Locator loc = new Locator(r, l);
+            if (level == VerifyLevel.SEMANTIC) {
+                semantic(file, ro, r, loc, l);
+            } else if (sniff.format() == WalFormat.V2) {
+                frames(file, ro, r, loc);
+            } else {
+                try (EntrySource src = Wal.entries(file, WalFormat.V1, ro)) {
+                    for (LogItem it; (it = src.next()) != null; ) {
+                        if (it instanceof WalEntry e) {
+                            loc.record(e.revision());
+                            r.transactions++;
+                        } else {
+                            loc.damage((DamageSpan) it);
+                        }
+                    }
+                }
+            }
+            loc.end();
+            if (r.records == 0 && !sniff.anyValid() && r.damage.stream().noneMatch(d -> d.span().kind() == DamageKind.CRC_RANGE_BUG)) {
+                throw new NotAWalException(walPath + ": not a WAL: no valid v2 or v1 record anywhere in " + r.bytes + " bytes");
+            }
+        }
+        if (r.leftoverCompaction != null) {
+            // Reported, not damage: wal stays authoritative (§6).
+            l.finding(new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, r.leftoverCompaction + " exists: a compaction did not finish"));
+        }
+        return r;
+    }
+
+    private static void notAWal(WalFile file) throws NotAWalException {
+        if (file.size() == 0) throw new NotAWalException(file.path() + ": not a WAL: the file is empty");
+        if (file.size() >= SQLITE_MAGIC.length && java.util.Arrays.equals(file.read(0, SQLITE_MAGIC.length), SQLITE_MAGIC)) {
+            throw new NotAWalException(file.path() + ": not a WAL: this is a SQLite database (kine's state.db? see walmigrate)");
+        }
+    }
+
+    private static void frames(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc) {
+        WalReader reader = new WalReader(file, ro);
+        for (ReadResult x; (x = reader.next()) != null; ) {
+            if (x instanceof RecordView v) {
+                long rev = v.revision();
+                if (v.offset() == 0 && v.isSnapshot()) r.compactRevision = rev;
+                loc.record(rev);
+                if (!v.isTxnCont()) r.transactions++;
+            } else {
+                loc.damage((DamageSpan) x);
+            }
+        }
+    }
+
+    private static void semantic(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc, Listener l) throws IOException {
+        List<Finding> seen = new ArrayList<>();
+        Replayer.Listener none = new Replayer.Listener() { };
+        Replay.Result res = Replay.run(file, ro, Replayer.Options.defaults(), none, it -> {
+            if (it instanceof WalEntry e) loc.record(e.revision());
+            else loc.damage((DamageSpan) it);
+        });
+        Replayer s = res.state();
+        r.transactions = s.transactions();
+        r.compactRevision = s.compactRevision() > 0 ? s.compactRevision() : -1;
+        r.liveKeys = s.keys().liveCount();
+        r.tombstones = s.keys().tombstoneCount();
+        seen.addAll(s.findings());
+        for (Finding f : seen) {
+            r.findings.add(f);
+            l.finding(f);
+        }
+        if (s.firstRevision() >= 0) r.firstRevision = Math.min(r.firstRevision < 0 ? Long.MAX_VALUE : r.firstRevision, s.firstRevision());
+    }
+
+    /** Attaches the revisions on either side to each damaged span, and counts records. */
+    private static final class Locator {
+        private final VerifyReport r;
+        private final Listener l;
+        private final List<DamageSpan> waiting = new ArrayList<>();
+        private long last = -1;
+
+        Locator(VerifyReport r, Listener l) {
+            this.r = r;
+            this.l = l;
+        }
+
+        void record(long revision) {
+            r.records++;
+            if (r.firstRevision < 0) r.firstRevision = revision;
+            if (revision > r.lastRevision) r.lastRevision = revision;
+            flush(revision);
+            last = revision;
+        }
+
+        void damage(DamageSpan d) {
+            waiting.add(d);
+        }
+
+        void end() {
+            flush(-1);
+        }
+
+        private void flush(long after) {
+            for (DamageSpan d : waiting) {
+                VerifyReport.Located x = new VerifyReport.Located(d, last, after);
+                r.damage.add(x);
+                l.damage(x);
+            }
+            waiting.clear();
+        }
+    }
+}

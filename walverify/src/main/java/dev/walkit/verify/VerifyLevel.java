@@ -1,0 +1,11 @@
+package dev.walkit.verify;
+
+/** How deep walverify looks. */
+public enum VerifyLevel {
+    /** Header sanity and the CRC of every record. */
+    FRAME,
+    /** Also the KeyValue decode and header/payload consistency. */
+    DECODE,
+    /** Also the replay rules of §5/§6: revision order, transactions, create_revision/version, snapshot prefix. */
+    SEMANTIC
+}

@@ -1,0 +1,111 @@
+package dev.walkit.verify;
+
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.Finding;
+import dev.walkit.format.WalFormat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What one verification found: the facts of the log, its damage and findings, and the verdict. */
+public final class VerifyReport {
+    /** A damaged span with the revisions of the valid records on either side (-1: none). */
+    public record Located(DamageSpan span, long revisionBefore, long revisionAfter) {
+    }
+
+    Path path;
+    WalFormat format;
+    VerifyLevel level;
+    long bytes;
+    long records;
+    long transactions;
+    long firstRevision = -1;
+    long lastRevision = -1;
+    long compactRevision = -1;
+    long liveKeys = -1;
+    long tombstones = -1;
+    final List<Located> damage = new ArrayList<>();
+    final List<Finding> findings = new ArrayList<>();
+    Path leftoverCompaction;
+
+    public Path path() {
+        return path;
+    }
+
+    public WalFormat format() {
+        return format;
+    }
+
+    public VerifyLevel level() {
+        return level;
+    }
+
+    public long bytes() {
+        return bytes;
+    }
+
+    public long records() {
+        return records;
+    }
+
+    public long transactions() {
+        return transactions;
+    }
+
+    public long firstRevision() {
+        return firstRevision;
+    }
+
+    public long lastRevision() {
+        return lastRevision;
+    }
+
+    public long compactRevision() {
+        return compactRevision;
+    }
+
+    public long liveKeys() {
+        return liveKeys;
+    }
+
+    public long tombstones() {
+        return tombstones;
+    }
+
+    public List<Located> damage() {
+        return damage;
+    }
+
+    public List<Finding> findings() {
+        return findings;
+    }
+
+    public Path leftoverCompaction() {
+        return leftoverCompaction;
+    }
+
+    /** True when the only damage is at the tail: one span reaching the end of the file, and findings only about it. */
+    public boolean tailOnly() {
+        if (damage.isEmpty() && findings.isEmpty()) return false;
+        if (damage.size() > 1) return false;
+        long tailStart = damage.isEmpty() ? bytes : damage.get(0).span().offset();
+        if (!damage.isEmpty() && (damage.get(0).span().end() != bytes || damage.get(0).span().kind() != dev.walkit.format.DamageKind.TORN_TAIL)) {
+            return false;
+        }
+        for (Finding f : findings) {
+            if (f.kind() != dev.walkit.format.DamageKind.INCOMPLETE_TRANSACTION) return false;
+            if (f.offset() + f.length() != tailStart) return false;
+        }
+        return true;
+    }
+
+    public boolean healthy() {
+        return damage.isEmpty() && findings.isEmpty();
+    }
+
+    /** healthy, torn-tail or damaged. */
+    public String verdict() {
+        return healthy() ? "healthy" : tailOnly() ? "torn-tail" : "damaged";
+    }
+}

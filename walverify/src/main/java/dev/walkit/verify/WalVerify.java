@@ -1,0 +1,170 @@
+package dev.walkit.verify;
+
+import dev.walkit.cli.Cli;
+import dev.walkit.cli.ExitCode;
+import dev.walkit.cli.Json;
+import dev.walkit.cli.VersionProvider;
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.Finding;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/** {@code walverify}: streaming verification of a WAL for runbooks and CI. */
+@Command(name = "walverify", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
+        description = {"Verify a WAL file (or a data directory's wal) without modifying it.",
+                "Levels: frame = header sanity + CRC; decode (default) = also the KeyValue decode and header consistency;",
+                "semantic = also the replay rules: revision order, transactions, create_revision/version, snapshot prefix."})
+public final class WalVerify implements Callable<Integer> {
+    /** The JSON schema version of --json and --jsonl. */
+    public static final String SCHEMA = "walkit.walverify/v1";
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--level", paramLabel = "frame|decode|semantic", description = "How deep to look (default: ${DEFAULT-VALUE}).",
+            defaultValue = "decode", converter = LevelConverter.class)
+    VerifyLevel level;
+
+    @Option(names = "--json", description = "One JSON document on stdout.")
+    boolean json;
+
+    @Option(names = "--jsonl", description = "Findings as JSON lines as they are found, then a summary line.")
+    boolean jsonl;
+
+    @Option(names = {"-q", "--quiet"}, description = "Print nothing; the exit code tells.")
+    boolean quiet;
+
+    @Parameters(paramLabel = "PATH", description = "A WAL file, or a data directory holding 'wal'.")
+    Path path;
+
+    public static void main(String[] args) {
+        System.exit(Cli.run(new WalVerify(), args));
+    }
+
+    static final class LevelConverter implements CommandLine.ITypeConverter<VerifyLevel> {
+        @Override
+        public VerifyLevel convert(String s) {
+            try {
+                return VerifyLevel.valueOf(s.toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException("'" + s + "' is not a level (frame, decode, semantic)");
+            }
+        }
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (json && jsonl) {
+            err.println("walverify: --json and --jsonl exclude each other");
+            return ExitCode.USAGE.code();
+        }
+        Verifier.Listener streaming = !jsonl || quiet ? null : new Verifier.Listener() {
+            @Override
+            public void damage(VerifyReport.Located d) {
+                out.println(damageJson(new Json(), d).toString());
+                out.flush();
+            }
+
+            @Override
+            public void finding(Finding f) {
+                out.println(findingJson(new Json(), f).toString());
+                out.flush();
+            }
+        };
+        VerifyReport r;
+        try {
+            r = Verifier.verify(path, level, streaming);
+        } catch (NotAWalException e) {
+            if (!quiet) err.println("walverify: " + e.getMessage());
+            return ExitCode.UNREADABLE.code();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            if (!quiet) err.println("walverify: " + e.getMessage());
+            return ExitCode.UNREADABLE.code();
+        }
+        ExitCode code = exitCode(r);
+        if (quiet) return code.code();
+        if (json) out.println(summaryJson(r, code, true));
+        else if (jsonl) out.println(summaryJson(r, code, false));
+        else human(out, r, code);
+        out.flush();
+        return code.code();
+    }
+
+    static ExitCode exitCode(VerifyReport r) {
+        return r.healthy() ? ExitCode.OK : r.tailOnly() ? ExitCode.TAIL_ONLY : ExitCode.DAMAGE;
+    }
+
+    static Json damageJson(Json j, VerifyReport.Located d) {
+        DamageSpan s = d.span();
+        j.beginObject().field("type", "damage").field("offset", s.offset()).field("length", s.length()).field("kind", s.kind().label());
+        j.field("detail", s.detail());
+        if (s.storedCrc() >= 0) j.field("stored_crc", String.format("%08x", s.storedCrc())).field("computed_crc", String.format("%08x", s.computedCrc()));
+        if (s.crcRange() != null) j.field("crc_range", s.crcRange().label()).field("records", s.records()).field("data_intact", true);
+        j.fieldOrNull("revision_before", d.revisionBefore()).fieldOrNull("revision_after", d.revisionAfter());
+        return j.field("meaning", Meaning.of(s.kind())).endObject();
+    }
+
+    static Json findingJson(Json j, Finding f) {
+        return j.beginObject().field("type", "finding").field("kind", f.kind().label()).field("offset", f.offset()).field("length", f.length())
+                .fieldOrNull("revision", f.revision()).field("records_dropped", f.records()).field("detail", f.detail())
+                .field("meaning", Meaning.of(f.kind())).endObject();
+    }
+
+    static String summaryJson(VerifyReport r, ExitCode code, boolean withLists) {
+        Json j = new Json().beginObject().field("schema", SCHEMA);
+        if (!withLists) j.field("type", "summary");
+        j.field("path", r.path().toString()).field("format", r.format().label()).field("level", r.level().name().toLowerCase(java.util.Locale.ROOT))
+                .field("bytes", r.bytes()).field("records", r.records()).field("transactions", r.transactions())
+                .fieldOrNull("first_revision", r.firstRevision()).fieldOrNull("last_revision", r.lastRevision())
+                .fieldOrNull("compact_revision", r.compactRevision()).fieldOrNull("live_keys", r.liveKeys())
+                .fieldOrNull("tombstones", r.tombstones());
+        j.name("leftover_compaction").value(r.leftoverCompaction() == null ? null : r.leftoverCompaction().toString());
+        if (withLists) {
+            j.name("damage").beginArray();
+            for (VerifyReport.Located d : r.damage()) damageJson(j, d);
+            j.endArray();
+            j.name("findings").beginArray();
+            for (Finding f : r.findings()) findingJson(j, f);
+            j.endArray();
+        } else {
+            j.field("damage_count", r.damage().size()).field("finding_count", r.findings().size());
+        }
+        return j.field("verdict", r.verdict()).field("exit_code", code.code()).endObject().toString();
+    }
+
+    private static void human(PrintWriter out, VerifyReport r, ExitCode code) {
+        out.printf("%s: WAL format %s, %,d bytes, level %s%n", r.path(), r.format().label(), r.bytes(), r.level().name().toLowerCase(java.util.Locale.ROOT));
+        out.printf("  records %,d, transactions %,d, revisions %s..%s%s%n", r.records(), r.transactions(), rev(r.firstRevision()),
+                rev(r.lastRevision()), r.compactRevision() >= 0 ? ", compact revision " + r.compactRevision() : "");
+        if (r.liveKeys() >= 0) out.printf("  live keys %,d, tombstones %,d%n", r.liveKeys(), r.tombstones());
+        if (r.leftoverCompaction() != null) out.printf("  note: leftover compaction %s: %s%n", r.leftoverCompaction(), Meaning.of(dev.walkit.format.DamageKind.LEFTOVER_COMPACTION));
+        for (VerifyReport.Located d : r.damage()) {
+            DamageSpan s = d.span();
+            out.printf("  %s at offset %,d, %,d bytes (between revisions %s and %s): %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
+                    rev(d.revisionBefore()), rev(d.revisionAfter()), s.describe(), Meaning.of(s.kind()));
+        }
+        for (Finding f : r.findings()) {
+            out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", f.kind().label(), f.offset(), rev(f.revision()), f.detail(), Meaning.of(f.kind()));
+        }
+        String verdict = switch (code) {
+            case OK -> "healthy";
+            case TAIL_ONLY -> "torn tail only: `walrecover --policy tolerate-tail --out DIR " + r.path() + "` repairs it";
+            default -> "DAMAGED: see the findings above; `walverify --level semantic " + r.path() + "` adds the replay rules";
+        };
+        out.printf("verdict: %s (exit %d)%n", verdict, code.code());
+    }
+
+    private static String rev(long r) {
+        return r < 0 ? "-" : Long.toString(r);
+    }
+}
