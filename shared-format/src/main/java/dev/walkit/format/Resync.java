@@ -56,7 +56,7 @@ final class Resync {
         final int header = framing.headerLength();
         long p = from;
         while (p <= lastStart) {
-            ByteBuffer buf = file.bufferAt(p);
+            ByteBuffer buf = file.bufferAt(p, header);
             int idx = file.indexIn(p);
             // Scan inside this chunk without re-fetching the buffer for every byte.
             int stop = (int) Math.min(buf.limit() - header, idx + (lastStart - p)) + 1;
@@ -72,8 +72,7 @@ final class Resync {
 
     private boolean validates(long a, long frame, Set<CrcRange> altRanges) {
         long b = a + frame - RecordLayout.CRC_LENGTH;
-        // The whole record lies in the chunk of its first byte (chunks overlap by the largest record).
-        int stored = file.bufferAt(a).getInt(file.indexIn(a) + (int) (b - a));
+        int stored = file.intAt(b);
         if (frame <= DIRECT_LIMIT) {
             if (direct(a, b) == stored) return true;
             for (CrcRange r : altRanges) {

@@ -31,9 +31,13 @@ public final class V1Reader implements EntrySource {
         if (pos >= size) return null;
         final long start = pos;
         final long remaining = size - start;
-        ByteBuffer buf = file.bufferAt(start);
+        ByteBuffer buf = file.bufferAt(start, LegacyV1.HEADER_LENGTH);
         int idx = file.indexIn(start);
         long frame = LegacyV1.plausibleFrame(buf, idx, remaining, maxRecLen);
+        if (frame > 0) {
+            buf = file.bufferAt(start, (int) frame);
+            idx = file.indexIn(start);
+        }
         int stored = 0;
         int computed = 0;
         if (frame > 0) {
@@ -53,6 +57,7 @@ public final class V1Reader implements EntrySource {
                         start + LegacyV1.HEADER_LENGTH + keyLen, valLen, CrcRange.STANDARD);
             }
         }
+        String headerDetail = frame > 0 ? null : LegacyV1.describe(buf, idx, remaining, maxRecLen); // before resync moves the window
         long next = resync.findNext(start + 1, Set.of());
         pos = next;
         DamageKind kind;
@@ -62,7 +67,7 @@ public final class V1Reader implements EntrySource {
             kind = exact ? DamageKind.CRC_MISMATCH : DamageKind.GARBAGE_SPAN;
             detail = String.format("stored crc = %08x, computed crc = %08x", stored, computed);
         } else {
-            detail = LegacyV1.describe(buf, idx, remaining, maxRecLen);
+            detail = headerDetail;
             boolean cut = remaining < LegacyV1.HEADER_LENGTH || detail.contains("past the end");
             kind = cut && next == size ? DamageKind.TORN_TAIL : cut ? DamageKind.BAD_HEADER : DamageKind.GARBAGE_SPAN;
         }

@@ -55,11 +55,11 @@ public final class Wal {
     }
 
     private static boolean validAt(WalFile file, long at, Framing framing, Set<CrcRange> alts) {
-        ByteBuffer buf = file.bufferAt(at);
+        ByteBuffer buf = file.bufferAt(at, framing.headerLength());
         int idx = file.indexIn(at);
         long frame = framing.plausibleFrame(buf, idx, file.size() - at);
         if (frame <= 0) return false;
-        int stored = buf.getInt(idx + (int) frame - RecordLayout.CRC_LENGTH);
+        int stored = file.intAt(at + frame - RecordLayout.CRC_LENGTH);
         CRC32C crc = new CRC32C();
         file.updateCrc(crc, at, at + frame - RecordLayout.CRC_LENGTH);
         if ((int) crc.getValue() == stored) return true;

@@ -5,48 +5,54 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * A WAL file opened read-only and mapped in chunks, so that files well past 2 GiB are read
- * without copies. Chunk {@code i} maps {@code [i*chunkSize, (i+1)*chunkSize + overlap)}: any range
- * of at most {@code overlap} bytes that starts in chunk {@code i} lies inside it, so a record (at
- * most {@code maxRecLen + 13} bytes) is always one contiguous view.
+ * A WAL file opened read-only, read through a window: a large direct buffer filled by positional
+ * reads, so that a sequential scan of a file of any size (well past 2 GiB) costs one copy from the
+ * page cache and no page faults (a memory mapping faults on every page of a multi-GB file, which
+ * costs more than the copy). Records are views into the window ({@link RecordView}); the window
+ * moves forward as the reader asks for bytes beyond it, so a view is valid until the next read.
+ *
+ * <p>Random access that must not move the window — values read back by offset, CRCs of ranges far
+ * ahead during resync — goes through {@link #read}, {@link #intAt} and {@link #updateCrc}, which use
+ * the window when the bytes are in it and a separate buffer otherwise.
  *
  * <p>All buffers handed out are little-endian and must be treated as read-only.
  */
 public final class WalFile implements Closeable {
-    static final long DEFAULT_CHUNK = 1L << 30;
+    static final int DEFAULT_WINDOW = 16 << 20;
+    private static final int AUX = 1 << 20;
 
     private final Path path;
     private final FileChannel channel;
     private final long size;
-    private final long chunkSize;
-    private final long overlap;
-    private final ByteBuffer[] chunks;
+    private final int maxFrame;
+    private ByteBuffer window;
+    private long windowStart;
+    private long windowEnd;
+    private ByteBuffer aux;
 
-    private WalFile(Path path, FileChannel channel, long size, long chunkSize, long overlap) {
+    private WalFile(Path path, FileChannel channel, long size, int windowSize, int maxFrame) {
         this.path = path;
         this.channel = channel;
         this.size = size;
-        this.chunkSize = chunkSize;
-        this.overlap = overlap;
-        this.chunks = new ByteBuffer[(int) Math.max(1, (size + chunkSize - 1) / chunkSize)];
+        this.maxFrame = maxFrame;
+        this.window = ByteBuffer.allocateDirect((int) Math.max(64, Math.min(windowSize, size))).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     /** Opens {@code path} read-only. I/O errors name the file and what failed. */
     public static WalFile open(Path path, int maxRecLen) throws IOException {
-        return open(path, maxRecLen, DEFAULT_CHUNK);
+        return open(path, maxRecLen, DEFAULT_WINDOW);
     }
 
-    static WalFile open(Path path, int maxRecLen, long chunkSize) throws IOException {
+    static WalFile open(Path path, int maxRecLen, int windowSize) throws IOException {
         if (Files.isDirectory(path)) {
             throw new IOException(path + ": is a directory, not a WAL file");
         }
@@ -62,8 +68,8 @@ public final class WalFile implements Closeable {
         }
         try {
             // v1 frames add a key of up to 64 KiB to the value: leave room for either format.
-            long overlap = RecordLayout.recordLength(maxRecLen) + (128 << 10);
-            return new WalFile(path, ch, ch.size(), chunkSize, overlap);
+            long maxFrame = RecordLayout.recordLength(maxRecLen) + (128 << 10);
+            return new WalFile(path, ch, ch.size(), windowSize, (int) Math.min(Integer.MAX_VALUE - 64, maxFrame));
         } catch (IOException e) {
             ch.close();
             throw new IOException(path + ": cannot read its size: " + e.getMessage(), e);
@@ -78,64 +84,102 @@ public final class WalFile implements Closeable {
         return size;
     }
 
-    /** The chunk buffer holding {@code offset}; use {@link #indexIn} for the index of the offset in it. */
+    /**
+     * The window, holding at least {@code need} bytes from {@code offset} (or up to the end of the
+     * file); moves the window when it does not. Use {@link #indexIn} for the offset's index in it.
+     * {@code need} is at most the largest frame this file was opened for.
+     */
+    public ByteBuffer bufferAt(long offset, int need) {
+        long want = Math.min(size, offset + need);
+        if (offset < windowStart || want > windowEnd) fill(offset, Math.min(need, maxFrame));
+        return window;
+    }
+
+    /** {@link #bufferAt(long, int)} for a header's worth of bytes. */
     public ByteBuffer bufferAt(long offset) {
-        int i = (int) (offset / chunkSize);
-        ByteBuffer b = chunks[i];
-        if (b == null) {
-            long start = i * chunkSize;
-            long len = Math.min(size - start, chunkSize + overlap);
-            try {
-                MappedByteBuffer m = channel.map(FileChannel.MapMode.READ_ONLY, start, len);
-                b = m.order(ByteOrder.LITTLE_ENDIAN);
-            } catch (IOException e) {
-                throw new UncheckedIOException(new IOException(path + ": cannot map bytes " + start + ".." + (start + len) + ": " + e.getMessage(), e));
-            }
-            chunks[i] = b;
-        }
-        return b;
+        return bufferAt(offset, 64);
     }
 
-    /** Index of {@code offset} inside {@link #bufferAt(long)}. */
+    /** Index of {@code offset} inside the window (valid after {@link #bufferAt}). */
     public int indexIn(long offset) {
-        return (int) (offset % chunkSize);
+        return (int) (offset - windowStart);
     }
 
-    /** Bytes available contiguously from {@code offset} in its chunk. */
-    public long contiguousFrom(long offset) {
-        return Math.min(size, (offset / chunkSize) * chunkSize + chunkSize + overlap) - offset;
+    private void fill(long offset, int need) {
+        if (need > window.capacity()) {
+            window = ByteBuffer.allocateDirect(need).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        ByteBuffer b = window.clear();
+        long pos = offset;
+        try {
+            while (b.hasRemaining() && pos < size) {
+                int n = channel.read(b, pos);
+                if (n < 0) break;
+                pos += n;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(new IOException(path + ": read failed at offset " + offset + ": " + e.getMessage(), e));
+        }
+        b.flip();
+        windowStart = offset;
+        windowEnd = pos;
     }
 
-    /** One byte, for tools (hexdump). */
+    /** One byte (hexdumps). */
     public byte byteAt(long offset) {
-        return bufferAt(offset).get(indexIn(offset));
+        return read(offset, 1)[0];
     }
 
-    /** Copies {@code length} bytes from {@code offset} (for values read back by offset, hexdumps). */
+    /** The little-endian u32 at {@code offset}, without moving the window. */
+    public int intAt(long offset) {
+        if (offset >= windowStart && offset + 4 <= windowEnd) return window.getInt((int) (offset - windowStart));
+        return ByteBuffer.wrap(read(offset, 4)).order(ByteOrder.LITTLE_ENDIAN).getInt();
+    }
+
+    /** Copies {@code length} bytes from {@code offset} (values read back by offset), without moving the window. */
     public byte[] read(long offset, int length) {
         byte[] out = new byte[length];
-        int done = 0;
-        while (done < length) {
-            long off = offset + done;
-            ByteBuffer b = bufferAt(off);
-            int idx = indexIn(off);
-            int n = (int) Math.min(length - done, Math.min(contiguousFrom(off), b.limit() - idx));
-            b.get(idx, out, done, n);
-            done += n;
+        if (offset >= windowStart && offset + length <= windowEnd) {
+            window.get((int) (offset - windowStart), out);
+            return out;
+        }
+        ByteBuffer b = ByteBuffer.wrap(out);
+        long pos = offset;
+        try {
+            while (b.hasRemaining()) {
+                int n = channel.read(b, pos);
+                if (n < 0) throw new IOException("unexpected end of file");
+                pos += n;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(new IOException(path + ": read of " + length + " bytes at offset " + offset + " failed: " + e.getMessage(), e));
         }
         return out;
     }
 
-    /** Updates {@code crc} with bytes [from, to) of the file, across chunks. */
+    /** Updates {@code crc} with bytes [from, to) of the file, without moving the window. */
     public void updateCrc(CRC32C crc, long from, long to) {
+        if (from >= windowStart && to <= windowEnd) {
+            ByteBuffer d = window.duplicate();
+            d.limit((int) (to - windowStart)).position((int) (from - windowStart));
+            crc.update(d);
+            return;
+        }
+        if (aux == null) aux = ByteBuffer.allocateDirect(AUX);
         long pos = from;
-        while (pos < to) {
-            ByteBuffer b = bufferAt(pos).duplicate();
-            int idx = indexIn(pos);
-            long avail = Math.min(chunkSize - idx, to - pos);
-            b.limit(idx + (int) avail).position(idx);
-            crc.update(b);
-            pos += avail;
+        try {
+            while (pos < to) {
+                ByteBuffer b = aux.clear().limit((int) Math.min(AUX, to - pos));
+                while (b.hasRemaining()) {
+                    int n = channel.read(b, pos + b.position());
+                    if (n < 0) throw new IOException("unexpected end of file");
+                }
+                b.flip();
+                pos += b.remaining();
+                crc.update(b);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(new IOException(path + ": read failed at offset " + pos + ": " + e.getMessage(), e));
         }
     }
 

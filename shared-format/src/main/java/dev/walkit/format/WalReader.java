@@ -104,13 +104,18 @@ public final class WalReader implements Closeable {
         if (pos >= size) return null;
         final long start = pos;
         final long remaining = size - start;
-        ByteBuffer buf = file.bufferAt(start);
+        ByteBuffer buf = file.bufferAt(start, RecordLayout.HEADER_LENGTH);
         int idx = file.indexIn(start);
+        HeaderCheck check = HeaderCheck.check(buf, idx, remaining, options.maxRecLen());
+        if (check == HeaderCheck.OK) {
+            // The whole record in the window (moves it when the record reaches past its end).
+            buf = file.bufferAt(start, (int) RecordLayout.recordLength(buf.getInt(idx + RecordLayout.REC_LEN_OFFSET)));
+            idx = file.indexIn(start);
+        }
         if (buf != scratchOwner) {
             scratchOwner = buf;
             scratch = buf.duplicate();
         }
-        HeaderCheck check = HeaderCheck.check(buf, idx, remaining, options.maxRecLen());
         long claimedEnd = -1;
         int stored = 0;
         int computed = 0;
@@ -135,10 +140,12 @@ public final class WalReader implements Closeable {
             int recLen = buf.getInt(idx + RecordLayout.REC_LEN_OFFSET);
             if (recLen >= 0) claimedEnd = start + RecordLayout.recordLength(recLen);
         }
+        // Evidence first: resync moves the window.
+        String headerDetail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
         long next = resync.findNext(start + 1, altRanges);
         pos = next;
         DamageKind kind;
-        String detail;
+        String detail = headerDetail;
         boolean exact = claimedEnd == next;
         switch (check) {
             case OK -> {
@@ -146,22 +153,10 @@ public final class WalReader implements Closeable {
                 detail = String.format("stored crc = %08x, computed crc = %08x%s", stored, computed,
                         exact ? "" : "; the record it claims ends at " + claimedEnd + ", valid records resume at " + next);
             }
-            case HEADER_CUT -> {
-                kind = DamageKind.TORN_TAIL;
-                detail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
-            }
-            case PAST_EOF -> {
-                kind = next == size ? DamageKind.TORN_TAIL : DamageKind.BAD_HEADER;
-                detail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
-            }
-            case REC_LEN_TOO_LARGE -> {
-                kind = DamageKind.BAD_HEADER;
-                detail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
-            }
-            default -> {
-                kind = exact ? DamageKind.BAD_HEADER : DamageKind.GARBAGE_SPAN;
-                detail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
-            }
+            case HEADER_CUT -> kind = DamageKind.TORN_TAIL;
+            case PAST_EOF -> kind = next == size ? DamageKind.TORN_TAIL : DamageKind.BAD_HEADER;
+            case REC_LEN_TOO_LARGE -> kind = DamageKind.BAD_HEADER;
+            default -> kind = exact ? DamageKind.BAD_HEADER : DamageKind.GARBAGE_SPAN;
         }
         boolean hasCrc = check == HeaderCheck.OK;
         return new DamageSpan(kind, start, next - start, detail,
