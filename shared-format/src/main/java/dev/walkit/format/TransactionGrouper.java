@@ -32,7 +32,12 @@ public final class TransactionGrouper {
     public void accept(LogItem item) {
         if (item instanceof DamageSpan d) {
             dropRest(d.offset());
-            if (!pending.isEmpty()) interruptedRevision = pending.get(0).revision();
+            if (!pending.isEmpty()) {
+                interruptedRevision = pending.get(0).revision();
+            } else if (d.claimedTxnCont() && d.claimedRevision() >= 0) {
+                // The damaged record opened a transaction: what follows with its revision is the rest of it.
+                interruptedRevision = d.claimedRevision();
+            }
             dropPending("interrupted by " + d.kind().label() + " at offset " + d.offset());
             sink.damage(d);
             return;

@@ -142,6 +142,18 @@ public final class WalReader implements Closeable {
         }
         // Evidence first: resync moves the window.
         String headerDetail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
+        long claimedRevision = -1;
+        boolean claimedTxnCont = false;
+        if (check == HeaderCheck.OK || check == HeaderCheck.RESERVED_FLAGS) {
+            int recLen = buf.getInt(idx + RecordLayout.REC_LEN_OFFSET);
+            int modRevOffset = buf.getShort(idx + RecordLayout.MOD_REV_OFFSET_OFFSET) & 0xFFFF;
+            if (recLen > 0 && modRevOffset >= 1 && modRevOffset < recLen && RecordLayout.recordLength(recLen) <= remaining) {
+                buf = file.bufferAt(start, (int) RecordLayout.recordLength(recLen));
+                idx = file.indexIn(start);
+                claimedRevision = view.wrap(buf, idx, start).revision();
+                claimedTxnCont = Flags.isTxnCont(buf.get(idx));
+            }
+        }
         long next = resync.findNext(start + 1, altRanges);
         pos = next;
         DamageKind kind;
@@ -159,8 +171,10 @@ public final class WalReader implements Closeable {
             default -> kind = exact ? DamageKind.BAD_HEADER : DamageKind.GARBAGE_SPAN;
         }
         boolean hasCrc = check == HeaderCheck.OK;
-        return new DamageSpan(kind, start, next - start, detail,
+        DamageSpan span = new DamageSpan(kind, start, next - start, detail,
                 hasCrc ? stored & 0xFFFFFFFFL : -1, hasCrc ? computed & 0xFFFFFFFFL : -1, null, 0);
+        // Only a record that ends where valid records resume tells its own revision.
+        return exact && claimedRevision >= 0 ? span.claiming(claimedRevision, claimedTxnCont) : span;
     }
 
     /** A frame whose CRC validated: decode and check consistency at DECODE level. */
@@ -172,8 +186,9 @@ public final class WalReader implements Closeable {
         if (options.level() == ReaderOptions.Level.FRAME) return view;
         KvFields f = view.fieldsHolder();
         if (!decoder.decode(buf, idx + RecordLayout.KV_OFFSET, recLen, f)) {
+            long rev = view.revision();
             return new DamageSpan(DamageKind.UNDECODABLE_PAYLOAD, start, frame, "CRC right, kv_bytes not a KeyValue: " + f.error(),
-                    -1, -1, null, 1);
+                    -1, -1, null, 1, rev, Flags.isTxnCont(view.flags()));
         }
         view.markDecoded();
         int keyOffset = view.keyOffset();
@@ -183,7 +198,7 @@ public final class WalReader implements Closeable {
                     "CRC right, header says key_offset " + keyOffset + ", mod_rev_offset " + modRevOffset
                             + "; kv_bytes has " + (f.hasKey() ? "the key at " + f.keyOffset() : "no key") + ", "
                             + (f.modRevOffset() >= 0 ? "mod_revision at " + f.modRevOffset() : "no mod_revision"),
-                    -1, -1, null, 1);
+                    -1, -1, null, 1, f.modRevOffset() >= 0 ? f.modRevision() : -1, Flags.isTxnCont(view.flags()));
         }
         return view;
     }

@@ -58,6 +58,8 @@ public final class K8sWalGenerator {
     private long compactRevision;
     private long records;
     private final List<byte[]> events = new ArrayList<>();
+    private final List<List<KeyValue>> written = new ArrayList<>();
+    private boolean keepTransactions;
 
     public K8sWalGenerator(Options options) {
         this.options = options;
@@ -71,6 +73,17 @@ public final class K8sWalGenerator {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Keep every transaction written (for tests that compute an expected state); off by default. */
+    public K8sWalGenerator keepTransactions() {
+        this.keepTransactions = true;
+        return this;
+    }
+
+    /** The transactions written after any snapshot prefix, in order (with {@link #keepTransactions()}). */
+    public List<List<KeyValue>> transactions() {
+        return written;
     }
 
     /** Writes the log to {@code path} (a new file). */
@@ -131,6 +144,7 @@ public final class K8sWalGenerator {
         }
         if (txn.isEmpty()) txn.add(put("/registry/leases/kube-node-lease/node-0", json("{}"), 0));
         long bytes = 0;
+        List<KeyValue> out = new ArrayList<>();
         for (int i = 0; i < txn.size(); i++) {
             KeyValue kv = txn.get(i);
             if (i < txn.size() - 1) kv = kv.withFlags(kv.flags() | Flags.TXN_CONT);
@@ -139,8 +153,10 @@ public final class K8sWalGenerator {
             if (w != null) {
                 w.append(kv);
                 records++;
+                out.add(kv);
             }
         }
+        if (w != null && keepTransactions) written.add(out);
         return bytes;
     }
 

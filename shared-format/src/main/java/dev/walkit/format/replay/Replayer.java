@@ -27,7 +27,8 @@ public final class Replayer implements TransactionGrouper.Sink {
 
     /** Observes what replay does with each transaction. */
     public interface Listener {
-        default void applied(Transaction txn) {
+        /** After {@code txn} was applied; {@code keys} holds the state it left (v1: the derived fields). */
+        default void applied(Transaction txn, KeyIndex keys) {
         }
 
         /** {@code why} in words; the finding, when the drop is one, went to {@link Replayer#findings()}. */
@@ -130,7 +131,7 @@ public final class Replayer implements TransactionGrouper.Sink {
         revision = txn.revision();
         if (firstRevision < 0) firstRevision = revision;
         transactions++;
-        listener.applied(txn);
+        listener.applied(txn, keys);
     }
 
     private void drop(Transaction txn, Finding why) {
@@ -148,7 +149,7 @@ public final class Replayer implements TransactionGrouper.Sink {
                 snapshotExpected = countFrom(values.read(e.valueOffset(), 8));
                 records++;
                 transactions++;
-                listener.applied(txn);
+                listener.applied(txn, keys);
                 return;
             }
             drop(txn, new Finding(DamageKind.MISPLACED_SNAPSHOT, e.offset(), e.length(), e.revision(), 1,
@@ -182,7 +183,7 @@ public final class Replayer implements TransactionGrouper.Sink {
         if (snapshotMarkerOffset < 0) revision = Math.max(revision, e.revision());
         records++;
         transactions++;
-        listener.applied(txn);
+        listener.applied(txn, keys);
     }
 
     /** Decodes a marker value (u64 little-endian). */

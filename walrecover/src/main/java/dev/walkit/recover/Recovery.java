@@ -1,0 +1,376 @@
+package dev.walkit.recover;
+
+import dev.walkit.format.CrcRange;
+import dev.walkit.format.DamageKind;
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.Finding;
+import dev.walkit.format.Flags;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.LogItem;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.RecordEncoder;
+import dev.walkit.format.RecordLayout;
+import dev.walkit.format.Transaction;
+import dev.walkit.format.Wal;
+import dev.walkit.format.WalEntry;
+import dev.walkit.format.WalFile;
+import dev.walkit.format.WalFormat;
+import dev.walkit.format.WalWriter;
+import dev.walkit.format.replay.KeyIndex;
+import dev.walkit.format.replay.KeyState;
+import dev.walkit.format.replay.LeaseMetadata;
+import dev.walkit.format.replay.Replay;
+import dev.walkit.format.replay.Replayer;
+import dev.walkit.format.replay.RecoveryPolicy;
+import dev.walkit.format.replay.StateDigest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The engine behind {@code walrecover}: one streaming replay of the input under a §9 policy that
+ * writes every kept transaction to a temp file inside the output directory as it is applied (records
+ * copied byte-exact; a buggy CRC rewritten under {@code --accept-crc}; v1 re-encoded as v2), or, with
+ * {@code --compact}, a snapshot prefix of the final state. Then: fsync, read back and verify (no
+ * damage, same state digest as planned), write leases.json, rename the WAL into place, fsync the
+ * directory. The input is opened read-only; a refusal writes nothing.
+ */
+public final class Recovery {
+    public static final String LEASES_FILE = "leases.json";
+
+    private Recovery() {
+    }
+
+    /** A refusal or an unsafe target: nothing was written. */
+    public static final class Refused extends Exception {
+        private static final long serialVersionUID = 1L;
+        final boolean usage;
+
+        Refused(String why, boolean usage) {
+            super(why);
+            this.usage = usage;
+        }
+
+        public boolean usage() {
+            return usage;
+        }
+    }
+
+    public static RecoveryReport run(RecoveryOptions o, Instant now) throws IOException, Refused {
+        Path input = Wal.resolve(o.input());
+        Path outDir = o.out() == null ? null : o.out().toAbsolutePath().normalize();
+        Path target = outDir == null ? null : outDir.resolve(Wal.WAL_FILE);
+        if (!o.dryRun()) checkTarget(input, outDir, target, o.force());
+
+        RecoveryReport r = new RecoveryReport();
+        r.options = o;
+        r.input = input;
+        ReaderOptions ro = ReaderOptions.defaults().withAcceptCrc(o.acceptCrc());
+        try (WalFile in = WalFile.open(input, ro.maxRecLen())) {
+            r.inputBytes = in.size();
+            if (in.size() == 0) throw new Refused(input + ": the file is empty: nothing to recover", false);
+            Path temp = null;
+            HistoryWriter history = null;
+            try {
+                if (!o.dryRun()) {
+                    Files.createDirectories(outDir);
+                    temp = AtomicOutput.tempIn(outDir, Wal.WAL_FILE);
+                    if (!o.compact()) {
+                        WalFormat format = Wal.sniff(in, ro.maxRecLen()).format();
+                        history = new HistoryWriter(WalWriter.create(temp), in, format == WalFormat.V1);
+                    }
+                }
+                Plan plan = new Plan(r, history);
+                Replayer.Options opts = new Replayer.Options(false, o.toRevision(), o.policy() == RecoveryPolicy.POINT_IN_TIME);
+                Replay.Result res = Replay.run(in, ro, opts, plan, plan::item);
+                Replayer s = res.state();
+                r.format = res.format();
+                plan.finish(s);
+                String refusal = decide(o, r, s, plan);
+                if (refusal != null) {
+                    r.refused = refusal;
+                    if (history != null) history.abandon();
+                    return r;
+                }
+                if (s.compactRevision() > 0 && o.toRevision() < s.compactRevision()) {
+                    r.refused = "--to-revision " + o.toRevision() + " is below the compact revision " + s.compactRevision()
+                            + ": history before it is gone (compacted)";
+                    if (history != null) history.abandon();
+                    return r;
+                }
+                r.finalRevision = s.revision();
+                r.compactRevision = s.compactRevision();
+                r.liveKeys = s.keys().liveCount();
+                r.leases = s.leases(o.leaseTtl());
+                r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::read);
+                if (o.dryRun()) return r;
+
+                if (history != null) {
+                    history.close();
+                } else {
+                    writeSnapshot(temp, in, s);
+                    r.compactRevision = s.revision();
+                }
+                AtomicOutput.fsync(temp);
+                verifyOutput(temp, r);
+                AtomicOutput.writeString(outDir, LEASES_FILE, leasesJson(r.leases));
+                if (Files.exists(target)) AtomicOutput.keepAsBroken(target, now);
+                r.outputSha256 = sha256(temp);
+                r.outputBytes = Files.size(temp);
+                AtomicOutput.publish(temp, target);
+                r.output = target;
+                return r;
+            } finally {
+                if (history != null) history.abandon();
+                if (temp != null) Files.deleteIfExists(temp);
+            }
+        }
+    }
+
+    private static void checkTarget(Path input, Path outDir, Path target, boolean force) throws Refused, IOException {
+        Path inputDir = input.toAbsolutePath().normalize().getParent();
+        boolean sameDir = Files.isDirectory(outDir) && inputDir != null && Files.isSameFile(inputDir, outDir);
+        if (sameDir && !force) {
+            throw new Refused(outDir + " is the input's own directory: choose another --out (or --force, which keeps the input as wal.broken.<timestamp>)", true);
+        }
+        if (Files.exists(target) && !force) {
+            throw new Refused(target + " exists: choose an empty --out directory (or --force, which keeps it as wal.broken.<timestamp>)", true);
+        }
+    }
+
+    /** The policy's verdict on what replay found, or null to go on. */
+    private static String decide(RecoveryOptions o, RecoveryReport r, Replayer s, Plan plan) {
+        boolean crcBug = s.damage().stream().anyMatch(d -> d.kind() == DamageKind.CRC_RANGE_BUG);
+        if (crcBug) {
+            DamageSpan d = s.damage().stream().filter(x -> x.kind() == DamageKind.CRC_RANGE_BUG).findFirst().orElseThrow();
+            return "the crc range bug: " + d.records() + " record(s) at offset " + d.offset() + " have CRCs over the "
+                    + d.crcRange().label() + " range; the data is intact. Rerun with --accept-crc " + d.crcRange().label()
+                    + " (without it they would be dropped and the store would lose them)";
+        }
+        boolean anyDamage = !s.damage().isEmpty() || s.findingCounts().containsKey(DamageKind.INCOMPLETE_TRANSACTION);
+        switch (o.policy()) {
+            case ABSOLUTE -> {
+                if (anyDamage || !s.findingCounts().isEmpty()) {
+                    return "policy absolute: " + s.damage().size() + " damaged span(s) and " + s.findings().size()
+                            + " finding(s); nothing written";
+                }
+            }
+            case TOLERATE_TAIL -> {
+                long tail = plan.lastCompleteEnd;
+                for (DamageSpan d : s.damage()) {
+                    if (d.offset() < tail) return "policy tolerate-tail: " + d.kind().label() + " at offset " + d.offset() + " is not at the tail; nothing written";
+                }
+                for (Finding f : s.findings()) {
+                    if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION && f.offset() < tail) {
+                        return "policy tolerate-tail: an incomplete transaction at offset " + f.offset() + " is not at the tail; nothing written";
+                    }
+                }
+            }
+            default -> { }
+        }
+        return null;
+    }
+
+    /** Collects the report while replay runs, and writes kept transactions when a writer is given. */
+    private static final class Plan implements Replayer.Listener {
+        final RecoveryReport r;
+        final HistoryWriter history;
+        long lastCompleteEnd;
+        final Map<String, RecoveryReport.Loss> loss = new LinkedHashMap<>();
+        final List<Transaction> droppedTxns = new ArrayList<>();
+
+        Plan(RecoveryReport r, HistoryWriter history) {
+            this.r = r;
+            this.history = history;
+        }
+
+        void item(LogItem it) {
+            if (it instanceof WalEntry) r.inputRecords++;
+        }
+
+        @Override
+        public void applied(Transaction txn, KeyIndex keys) {
+            r.keptTransactions++;
+            r.keptRecords += txn.entries().size();
+            lastCompleteEnd = Math.max(lastCompleteEnd, txn.end());
+            if (history != null) history.write(txn, keys);
+        }
+
+        @Override
+        public void dropped(Transaction txn, String why) {
+            lastCompleteEnd = Math.max(lastCompleteEnd, txn.end());
+            drop(txn.offset(), txn.revision(), txn.entries().size(), why);
+            if (droppedTxns.size() < RecoveryReport.MAX_LISTED) droppedTxns.add(txn);
+        }
+
+        void drop(long offset, long revision, int records, String why) {
+            r.droppedTransactions++;
+            if (r.dropped.size() < RecoveryReport.MAX_LISTED) r.dropped.add(new RecoveryReport.Dropped(offset, revision, records, why));
+        }
+
+        void finish(Replayer s) {
+            r.damage.addAll(s.damage());
+            r.findings.addAll(s.findings());
+            for (Finding f : s.findings()) {
+                if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) drop(f.offset(), f.revision(), f.records(), f.detail());
+            }
+            // The loss preview: keys the dropped (complete) transactions would have changed.
+            for (Transaction t : droppedTxns) {
+                for (WalEntry e : t.entries()) {
+                    KeyState k = s.keys().get(e.key());
+                    boolean liveNow = k != null && k.live();
+                    String change;
+                    if (e.isDelete()) {
+                        if (!liveNow) continue;
+                        change = "deleted";
+                    } else if (!liveNow) {
+                        change = "created";
+                    } else if (k.modRevision() >= e.revision()) {
+                        continue;
+                    } else {
+                        change = "changed";
+                    }
+                    String id = HexFormat.of().formatHex(e.key());
+                    if (loss.size() < RecoveryReport.MAX_LISTED) loss.put(id, new RecoveryReport.Loss(change, e.key(), e.revision()));
+                }
+            }
+            r.loss.addAll(loss.values());
+        }
+    }
+
+    /**
+     * Writes kept transactions in full-history form: records byte-exact, CRC rewritten when accepted
+     * under a buggy range, v1 re-encoded. A snapshot prefix is held back (as offsets) until it ends,
+     * so that its marker can carry the count of records actually kept.
+     */
+    private static final class HistoryWriter {
+        private final WalWriter out;
+        private final WalFile in;
+        private final RecordEncoder encoder = new RecordEncoder();
+        private WalEntry marker;
+        private final List<WalEntry> prefix = new ArrayList<>();
+        private boolean closed;
+
+        private final boolean v1;
+
+        HistoryWriter(WalWriter out, WalFile in, boolean v1) {
+            this.out = out;
+            this.in = in;
+            this.v1 = v1;
+        }
+
+        void write(Transaction txn, KeyIndex keys) {
+            try {
+                for (WalEntry e : txn.entries()) {
+                    if (e.isSnapshot()) {
+                        if (e.key().length == 0) marker = e;
+                        else prefix.add(e);
+                        continue;
+                    }
+                    flushPrefix();
+                    copy(e, keys);
+                }
+            } catch (IOException ex) {
+                throw new java.io.UncheckedIOException(ex);
+            }
+        }
+
+        private void flushPrefix() throws IOException {
+            if (marker == null && prefix.isEmpty()) return;
+            long compactRevision = marker != null ? marker.revision() : prefix.stream().mapToLong(WalEntry::revision).max().orElse(0);
+            out.append(RecordEncoder.snapshotMarker(compactRevision, prefix.size()));
+            for (WalEntry e : prefix) copy(e, null);
+            marker = null;
+            prefix.clear();
+        }
+
+        private void copy(WalEntry e, KeyIndex keys) throws IOException {
+            if (v1) {
+                // v1 is always written as v2, with the create_revision and version replay derived.
+                if (e.isDelete()) {
+                    out.append(KeyValue.delete(e.key(), e.revision()));
+                } else {
+                    KeyState k = keys.get(e.key());
+                    out.append(KeyValue.put(e.key(), k.createRevision(), e.revision(), k.version(), in.read(e.valueOffset(), e.valueLength()), 0));
+                }
+                return;
+            }
+            byte[] rec = in.read(e.offset(), (int) e.length());
+            if (e.crcRange() != CrcRange.STANDARD) {
+                encoder.writeCrc(ByteBuffer.wrap(rec).order(ByteOrder.LITTLE_ENDIAN), 0, rec.length - RecordLayout.OVERHEAD, CrcRange.STANDARD);
+            }
+            out.appendRaw(rec);
+        }
+
+        void close() throws IOException {
+            flushPrefix();
+            closed = true;
+            out.close();
+        }
+
+        void abandon() throws IOException {
+            if (!closed) {
+                closed = true;
+                out.close();
+            }
+        }
+    }
+
+    private static void writeSnapshot(Path temp, WalFile in, Replayer s) throws IOException {
+        List<KeyState> live = s.keys().sortedLive();
+        try (WalWriter w = WalWriter.create(temp)) {
+            w.append(RecordEncoder.snapshotMarker(s.revision(), live.size()));
+            for (KeyState k : live) {
+                w.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(),
+                        in.read(k.valueOffset(), k.valueLength()), k.lease()));
+            }
+        }
+    }
+
+    /** Reads the written file back: it must replay with no damage to the planned state. */
+    private static void verifyOutput(Path temp, RecoveryReport r) throws IOException {
+        ReaderOptions ro = ReaderOptions.defaults();
+        try (WalFile f = WalFile.open(temp, ro.maxRecLen())) {
+            Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
+            List<String> problems = new ArrayList<>();
+            if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));
+            for (DamageKind k : new DamageKind[] {DamageKind.INCOMPLETE_TRANSACTION, DamageKind.REVISION_REGRESSION, DamageKind.TRUNCATED_SNAPSHOT}) {
+                if (s.findingCounts().containsKey(k)) problems.add(s.findingCounts().get(k) + " " + k.label());
+            }
+            String digest = StateDigest.of(s.keys(), s.revision(), f::read);
+            if (!digest.equals(r.stateDigest)) problems.add("state digest " + digest + " differs from the planned " + r.stateDigest);
+            if (!problems.isEmpty()) {
+                throw new IOException("the recovery WAL did not verify (nothing was published): " + String.join("; ", problems));
+            }
+        }
+    }
+
+    static String leasesJson(LeaseMetadata m) {
+        dev.walkit.cli.Json j = new dev.walkit.cli.Json().beginObject().field("schema", "walkit.leases/v1")
+                .field("ttl_seconds", m.ttlSeconds()).field("next_lease_id", m.nextLeaseId()).name("leases").beginArray();
+        m.keysByLease().forEach((id, n) -> j.beginObject().field("id", id).field("ttl_seconds", m.ttlSeconds()).field("keys", n).endObject());
+        return j.endArray().endObject() + "\n";
+    }
+
+    static String sha256(Path p) throws IOException {
+        try (InputStream in = new DigestInputStream(Files.newInputStream(p), MessageDigest.getInstance("SHA-256"))) {
+            in.transferTo(java.io.OutputStream.nullOutputStream());
+            return HexFormat.of().formatHex(((DigestInputStream) in).getMessageDigest().digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,319 @@
+package dev.walkit.recover;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.walkit.cli.Cli;
+import dev.walkit.format.DamageKind;
+import dev.walkit.format.Fixtures;
+import dev.walkit.format.Flags;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.RecordView;
+import dev.walkit.format.WalFile;
+import dev.walkit.format.replay.KeyIndex;
+import dev.walkit.format.replay.KeyState;
+import dev.walkit.format.replay.Replay;
+import dev.walkit.format.replay.Replayer;
+import dev.walkit.testdata.DamageInjector;
+import dev.walkit.testdata.K8sWalGenerator;
+import dev.walkit.testdata.LegacyV1Encoder;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class WalRecoverTest {
+    private static byte[] clean;
+    private static DamageInjector injector;
+    private static List<List<KeyValue>> transactions;
+    private static long compactRevision;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void generate(@TempDir Path tmp) throws Exception {
+        Path wal = tmp.resolve("wal");
+        K8sWalGenerator g = new K8sWalGenerator(K8sWalGenerator.Options.of(21, 200 << 10)).keepTransactions();
+        g.write(wal);
+        clean = Files.readAllBytes(wal);
+        injector = new DamageInjector(clean);
+        transactions = g.transactions();
+        compactRevision = g.compactRevision();
+    }
+
+    record Run(int exit, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Cli.run(new WalRecover(), new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    /** The model's state after every transaction but those of {@code lost} revisions (and those after {@code upTo}). */
+    static Map<String, String> expected(Set<Long> lost, long upTo) {
+        TreeMap<String, String> state = new TreeMap<>();
+        for (List<KeyValue> txn : transactions) {
+            long rev = txn.get(0).modRevision();
+            if (lost.contains(rev) || rev > upTo) continue;
+            for (KeyValue kv : txn) {
+                String k = HexFormat.of().formatHex(kv.key());
+                if (kv.isDelete()) state.remove(k);
+                else state.put(k, kv.createRevision() + "/" + kv.modRevision() + "/" + kv.version() + "/" + kv.lease() + "/" + HexFormat.of().formatHex(kv.value()));
+            }
+        }
+        return state;
+    }
+
+    /** The state a WAL replays to, checking that it is clean. */
+    static Map<String, String> replayClean(Path wal) throws Exception {
+        try (WalFile f = WalFile.open(wal, ReaderOptions.defaults().maxRecLen())) {
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            assertEquals(List.of(), s.damage(), "the recovery WAL has no damage");
+            Map<DamageKind, Integer> findings = new java.util.EnumMap<>(DamageKind.class);
+            findings.putAll(s.findingCounts());
+            // Salvage keeps what survived as it was written: a put after a lost one breaks the version rule.
+            findings.remove(DamageKind.VERSION_MISMATCH);
+            findings.remove(DamageKind.DELETE_OF_ABSENT_KEY);
+            assertEquals(Map.of(), findings, "the recovery WAL has no damage finding");
+            return state(s.keys(), f);
+        }
+    }
+
+    /** Compares states, naming only the first few differing keys (values are long). */
+    static void assertSameState(Map<String, String> want, Map<String, String> got) {
+        List<String> diff = new ArrayList<>();
+        Set<String> all = new java.util.TreeSet<>(want.keySet());
+        all.addAll(got.keySet());
+        for (String k : all) {
+            String w = want.get(k);
+            String g = got.get(k);
+            if (w == null || !w.equals(g)) {
+                String key = new String(HexFormat.of().parseHex(k), StandardCharsets.UTF_8);
+                diff.add(key + ": want " + abbrev(w) + ", got " + abbrev(g));
+            }
+        }
+        assertEquals(List.of(), diff.subList(0, Math.min(5, diff.size())), diff.size() + " key(s) differ");
+    }
+
+    private static String abbrev(String v) {
+        return v == null ? "absent" : v.length() > 60 ? v.substring(0, 60) + "..." : v;
+    }
+
+    static Map<String, String> state(KeyIndex keys, WalFile f) {
+        TreeMap<String, String> out = new TreeMap<>();
+        for (KeyState k : keys.sortedLive()) {
+            out.put(HexFormat.of().formatHex(k.key()), k.createRevision() + "/" + k.modRevision() + "/" + k.version() + "/" + k.lease() + "/"
+                    + HexFormat.of().formatHex(f.read(k.valueOffset(), k.valueLength())));
+        }
+        return out;
+    }
+
+    static long revisionOf(int record) {
+        return new RecordView().wrap(ByteBuffer.wrap(clean).order(ByteOrder.LITTLE_ENDIAN), (int) injector.offset(record), injector.offset(record)).revision();
+    }
+
+    /** Index of a record that is a whole transaction by itself, at or after {@code from}. */
+    static int singleRecordTxnAtOrAfter(int from) {
+        for (int i = Math.max(1, from); i < injector.recordCount(); i++) {
+            if (!Flags.isTxnCont(clean[(int) injector.offset(i)]) && !Flags.isTxnCont(clean[(int) injector.offset(i - 1)])) return i;
+        }
+        throw new IllegalStateException();
+    }
+
+    static Stream<Arguments> kindsAndPolicies() {
+        List<Arguments> out = new ArrayList<>();
+        for (DamageInjector.Kind k : DamageInjector.Kind.values()) {
+            if (k == DamageInjector.Kind.CRC_RANGE_BUG) continue;
+            for (String p : new String[] {"salvage", "point-in-time", "tolerate-tail", "absolute"}) out.add(Arguments.of(k, p));
+        }
+        return out.stream();
+    }
+
+    @ParameterizedTest(name = "{0} under {1}")
+    @MethodSource("kindsAndPolicies")
+    void everyDamageKindUnderEveryPolicy(DamageInjector.Kind kind, String policy) throws Exception {
+        int i = kind == DamageInjector.Kind.TORN_TAIL ? injector.recordCount() - 1 : singleRecordTxnAtOrAfter(injector.recordCount() / 2);
+        DamageInjector.Expected e = injector.apply(kind, i, 4);
+        Path input = Files.write(Files.createDirectories(dir.resolve("in")).resolve("wal"), e.log());
+        String before = sha256(input);
+        Path out = dir.resolve("out");
+        Run r = run("--policy", policy, "--out", out.toString(), "--report", dir.resolve("report.json").toString(), input.toString());
+        assertEquals(before, sha256(input), "the input is never modified");
+
+        boolean inserted = kind == DamageInjector.Kind.GARBAGE_SPAN;
+        boolean tail = kind == DamageInjector.Kind.TORN_TAIL;
+        boolean refuse = policy.equals("absolute") || (policy.equals("tolerate-tail") && !tail);
+        if (refuse) {
+            assertEquals(3, r.exit(), r.out() + r.err());
+            assertFalse(Files.exists(out.resolve("wal")), "a refusal writes nothing");
+            return;
+        }
+        assertEquals(0, r.exit(), r.out() + r.err());
+        long lostRev = revisionOf(i);
+        Set<Long> lost = inserted ? Set.of() : Set.of(lostRev);
+        long upTo = policy.equals("point-in-time") ? lostRev - 1 : Long.MAX_VALUE; // inserted garbage too: everything after the first damage goes
+        assertSameState(expected(lost, upTo), replayClean(out.resolve("wal")));
+        JsonNode rep = new ObjectMapper().readTree(dir.resolve("report.json").toFile());
+        assertEquals(sha256(out.resolve("wal")), rep.get("output").get("sha256").asText());
+        assertEquals(policy, rep.get("policy").asText());
+        assertTrue(Files.exists(out.resolve("leases.json")));
+    }
+
+    @Test
+    void damageToTheFirstRecordOfATransactionDropsItWhole() throws Exception {
+        int i = 1;
+        while (!(Flags.isTxnCont(clean[(int) injector.offset(i)]) && !Flags.isTxnCont(clean[(int) injector.offset(i - 1)]))) i++;
+        DamageInjector.Expected e = injector.apply(DamageInjector.Kind.CRC_MISMATCH, i, 1);
+        Path input = Files.write(dir.resolve("wal"), e.log());
+        Path out = dir.resolve("out");
+        assertEquals(0, run("--out", out.toString(), input.toString()).exit());
+        assertSameState(expected(Set.of(revisionOf(i)), Long.MAX_VALUE), replayClean(out.resolve("wal")));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 10, 100, 400})
+    void pointInTimeToARevision(int rev) throws Exception {
+        Path input = Files.write(dir.resolve("wal"), clean);
+        Path out = dir.resolve("out");
+        Run r = run("--to-revision", Integer.toString(rev), "--out", out.toString(), input.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertSameState(expected(Set.of(), rev), replayClean(out.resolve("wal")));
+        Path compact = dir.resolve("compact");
+        assertEquals(0, run("--to-revision", Integer.toString(rev), "--compact", "--out", compact.toString(), input.toString()).exit());
+        assertSameState(expected(Set.of(), rev), replayClean(compact.resolve("wal")));
+        assertEquals(0, compactRevision);
+    }
+
+    @Test
+    void crcRangeBugNeedsTheFlag() throws Exception {
+        DamageInjector.Expected e = injector.apply(DamageInjector.Kind.CRC_RANGE_BUG, 0, 1);
+        Path input = Files.write(dir.resolve("wal"), e.log());
+        Path out = dir.resolve("out");
+        Run no = run("--out", out.toString(), input.toString());
+        assertEquals(3, no.exit());
+        assertTrue(no.err().contains("--accept-crc payload-only"), no.err());
+        assertFalse(Files.exists(out.resolve("wal")));
+        Run yes = run("--accept-crc", "payload-only", "--out", out.toString(), input.toString());
+        assertEquals(0, yes.exit(), yes.err());
+        assertSameState(expected(Set.of(), Long.MAX_VALUE), replayClean(out.resolve("wal")));
+        // Written with correct CRCs: the bytes are the clean log's.
+        assertEquals(sha256(Files.write(dir.resolve("clean"), clean)), sha256(out.resolve("wal")));
+    }
+
+    @Test
+    void v1IsWrittenAsV2() throws Exception {
+        ByteArrayOutputStream v1 = new ByteArrayOutputStream();
+        v1.writeBytes(LegacyV1Encoder.encode(1, b("/a"), b("1"), false));
+        v1.writeBytes(LegacyV1Encoder.encode(2, b("/b"), b("2"), false));
+        v1.writeBytes(LegacyV1Encoder.encode(3, b("/a"), b("3"), false));
+        v1.writeBytes(LegacyV1Encoder.encode(4, b("/b"), new byte[0], true));
+        Path input = Files.write(dir.resolve("wal"), v1.toByteArray());
+        Path out = dir.resolve("out");
+        Run r = run("--out", out.toString(), input.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertEquals(Map.of(HexFormat.of().formatHex(b("/a")), "1/3/2/0/" + HexFormat.of().formatHex(b("3"))), replayClean(out.resolve("wal")));
+    }
+
+    @Test
+    void sharedLogsRecoverToTheirExpectedState() throws Exception {
+        for (String name : new String[] {"small", "small-torn-tail", "small-compacted"}) {
+            Path out = dir.resolve(name);
+            assertEquals(0, run("--out", out.toString(), Fixtures.path("vectors/" + name + "/wal").toString()).exit());
+            JsonNode want = new ObjectMapper().readTree(Fixtures.path("vectors/" + name + "/expected.json").toFile());
+            Map<String, String> got = replayClean(out.resolve("wal"));
+            assertEquals(want.get("keys").size(), got.size(), name);
+        }
+    }
+
+    @Test
+    void refusesUnsafeTargets() throws Exception {
+        Path inDir = Files.createDirectories(dir.resolve("data"));
+        Path input = Files.write(inDir.resolve("wal"), clean);
+        Run same = run("--out", inDir.toString(), inDir.toString());
+        assertEquals(2, same.exit());
+        assertTrue(same.err().contains("input's own directory"), same.err());
+        Path out = Files.createDirectories(dir.resolve("out"));
+        Files.writeString(out.resolve("wal"), "old");
+        assertEquals(2, run("--out", out.toString(), input.toString()).exit());
+        assertEquals("old", Files.readString(out.resolve("wal")));
+        assertEquals(0, run("--force", "--out", out.toString(), input.toString()).exit());
+        try (Stream<Path> s = Files.list(out)) {
+            List<String> names = s.map(p -> p.getFileName().toString()).sorted().toList();
+            assertTrue(names.stream().anyMatch(n -> n.startsWith("wal.broken.")), names.toString());
+            assertTrue(names.contains("wal") && names.contains("leases.json"), names.toString());
+        }
+        assertSameState(expected(Set.of(), Long.MAX_VALUE), replayClean(out.resolve("wal")));
+    }
+
+    @Test
+    void dryRunWritesNothingAndPreviewsTheLoss() throws Exception {
+        int i = singleRecordTxnAtOrAfter(injector.recordCount() / 3);
+        DamageInjector.Expected e = injector.apply(DamageInjector.Kind.CRC_MISMATCH, i, 1);
+        Path input = Files.write(dir.resolve("wal"), e.log());
+        Path out = dir.resolve("out");
+        Path report = dir.resolve("r.json");
+        Run r = run("--dry-run", "--policy", "point-in-time", "--out", out.toString(), "--report", report.toString(), input.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertFalse(Files.exists(out));
+        JsonNode rep = new ObjectMapper().readTree(report.toFile());
+        assertTrue(rep.get("dropped_transactions").asLong() > 0);
+        assertTrue(rep.get("loss").size() > 0, rep.toString());
+        assertTrue(r.out().contains("would lose:"), r.out());
+    }
+
+    @Test
+    void leasesJsonListsLeasesOfLiveKeys() throws Exception {
+        Path input = Files.write(dir.resolve("wal"), clean);
+        Path out = dir.resolve("out");
+        assertEquals(0, run("--lease-ttl", "120", "--out", out.toString(), input.toString()).exit());
+        JsonNode l = new ObjectMapper().readTree(out.resolve("leases.json").toFile());
+        assertEquals(120, l.get("ttl_seconds").asLong());
+        Set<Long> ids = new HashSet<>();
+        long keys = 0;
+        for (JsonNode n : l.get("leases")) {
+            ids.add(n.get("id").asLong());
+            keys += n.get("keys").asLong();
+            assertEquals(120, n.get("ttl_seconds").asLong());
+        }
+        assertTrue(ids.size() > 0);
+        assertTrue(l.get("next_lease_id").asLong() > ids.stream().mapToLong(Long::longValue).max().orElseThrow());
+        long leased = expected(Set.of(), Long.MAX_VALUE).values().stream().filter(v -> !v.split("/")[3].equals("0")).count();
+        assertEquals(leased, keys);
+    }
+
+    static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String sha256(Path p) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p)));
+    }
+}
