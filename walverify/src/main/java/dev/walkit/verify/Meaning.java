@@ -3,11 +3,11 @@ package dev.walkit.verify;
 import dev.walkit.format.DamageKind;
 
 /** What each finding means for the operator, in one line. */
-final class Meaning {
+public final class Meaning {
     private Meaning() {
     }
 
-    static String of(DamageKind k) {
+    public static String of(DamageKind k) {
         return switch (k) {
             case TORN_TAIL -> "a crash mid-append: the last unsynced write is lost; `walrecover --policy tolerate-tail` drops it";
             case CRC_MISMATCH -> "a record's bytes changed after it was written (disk or memory corruption); its transaction is lost";

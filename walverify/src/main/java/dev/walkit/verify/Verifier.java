@@ -13,6 +13,7 @@ import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.WalReader;
+import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.Replay;
 import dev.walkit.format.replay.Replayer;
 
@@ -29,7 +30,7 @@ import java.util.List;
 public final class Verifier {
     /** Sees findings as they are found (for --jsonl). */
     public interface Listener {
-        default void damage(VerifyReport.Located d) {
+        default void damage(DamageLocator.Located d) {
         }
 
         default void finding(Finding f) {
@@ -121,44 +122,34 @@ public final class Verifier {
             r.findings.add(f);
             l.finding(f);
         }
-        if (s.firstRevision() >= 0) r.firstRevision = Math.min(r.firstRevision < 0 ? Long.MAX_VALUE : r.firstRevision, s.firstRevision());
     }
 
-    /** Attaches the revisions on either side to each damaged span, and counts records. */
+    /** Feeds the report from a {@link DamageLocator}. */
     private static final class Locator {
         private final VerifyReport r;
-        private final Listener l;
-        private final List<DamageSpan> waiting = new ArrayList<>();
-        private long last = -1;
+        private final DamageLocator loc;
 
         Locator(VerifyReport r, Listener l) {
             this.r = r;
-            this.l = l;
+            this.loc = new DamageLocator(x -> {
+                r.damage.add(x);
+                l.damage(x);
+            });
         }
 
         void record(long revision) {
-            r.records++;
-            if (r.firstRevision < 0) r.firstRevision = revision;
-            if (revision > r.lastRevision) r.lastRevision = revision;
-            flush(revision);
-            last = revision;
+            loc.record(revision);
         }
 
         void damage(DamageSpan d) {
-            waiting.add(d);
+            loc.damage(d);
         }
 
         void end() {
-            flush(-1);
-        }
-
-        private void flush(long after) {
-            for (DamageSpan d : waiting) {
-                VerifyReport.Located x = new VerifyReport.Located(d, last, after);
-                r.damage.add(x);
-                l.damage(x);
-            }
-            waiting.clear();
+            loc.end();
+            r.records = loc.records();
+            r.firstRevision = loc.firstRevision();
+            r.lastRevision = loc.lastRevision();
         }
     }
 }

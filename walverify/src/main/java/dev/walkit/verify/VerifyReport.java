@@ -1,6 +1,6 @@
 package dev.walkit.verify;
 
-import dev.walkit.format.DamageSpan;
+import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.Finding;
 import dev.walkit.format.WalFormat;
 
@@ -10,9 +10,6 @@ import java.util.List;
 
 /** What one verification found: the facts of the log, its damage and findings, and the verdict. */
 public final class VerifyReport {
-    /** A damaged span with the revisions of the valid records on either side (-1: none). */
-    public record Located(DamageSpan span, long revisionBefore, long revisionAfter) {
-    }
 
     Path path;
     WalFormat format;
@@ -25,7 +22,7 @@ public final class VerifyReport {
     long compactRevision = -1;
     long liveKeys = -1;
     long tombstones = -1;
-    final List<Located> damage = new ArrayList<>();
+    final List<DamageLocator.Located> damage = new ArrayList<>();
     final List<Finding> findings = new ArrayList<>();
     Path leftoverCompaction;
 
@@ -73,7 +70,7 @@ public final class VerifyReport {
         return tombstones;
     }
 
-    public List<Located> damage() {
+    public List<DamageLocator.Located> damage() {
         return damage;
     }
 

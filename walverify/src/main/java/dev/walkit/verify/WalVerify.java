@@ -6,6 +6,7 @@ import dev.walkit.cli.Json;
 import dev.walkit.cli.VersionProvider;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
+import dev.walkit.format.replay.DamageLocator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -70,7 +71,7 @@ public final class WalVerify implements Callable<Integer> {
         }
         Verifier.Listener streaming = !jsonl || quiet ? null : new Verifier.Listener() {
             @Override
-            public void damage(VerifyReport.Located d) {
+            public void damage(DamageLocator.Located d) {
                 out.println(damageJson(new Json(), d).toString());
                 out.flush();
             }
@@ -104,7 +105,7 @@ public final class WalVerify implements Callable<Integer> {
         return r.healthy() ? ExitCode.OK : r.tailOnly() ? ExitCode.TAIL_ONLY : ExitCode.DAMAGE;
     }
 
-    static Json damageJson(Json j, VerifyReport.Located d) {
+    static Json damageJson(Json j, DamageLocator.Located d) {
         DamageSpan s = d.span();
         j.beginObject().field("type", "damage").field("offset", s.offset()).field("length", s.length()).field("kind", s.kind().label());
         j.field("detail", s.detail());
@@ -131,7 +132,7 @@ public final class WalVerify implements Callable<Integer> {
         j.name("leftover_compaction").value(r.leftoverCompaction() == null ? null : r.leftoverCompaction().toString());
         if (withLists) {
             j.name("damage").beginArray();
-            for (VerifyReport.Located d : r.damage()) damageJson(j, d);
+            for (DamageLocator.Located d : r.damage()) damageJson(j, d);
             j.endArray();
             j.name("findings").beginArray();
             for (Finding f : r.findings()) findingJson(j, f);
@@ -148,7 +149,7 @@ public final class WalVerify implements Callable<Integer> {
                 rev(r.lastRevision()), r.compactRevision() >= 0 ? ", compact revision " + r.compactRevision() : "");
         if (r.liveKeys() >= 0) out.printf("  live keys %,d, tombstones %,d%n", r.liveKeys(), r.tombstones());
         if (r.leftoverCompaction() != null) out.printf("  note: leftover compaction %s: %s%n", r.leftoverCompaction(), Meaning.of(dev.walkit.format.DamageKind.LEFTOVER_COMPACTION));
-        for (VerifyReport.Located d : r.damage()) {
+        for (DamageLocator.Located d : r.damage()) {
             DamageSpan s = d.span();
             out.printf("  %s at offset %,d, %,d bytes (between revisions %s and %s): %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
                     rev(d.revisionBefore()), rev(d.revisionAfter()), s.describe(), Meaning.of(s.kind()));
