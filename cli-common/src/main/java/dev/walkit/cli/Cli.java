@@ -24,7 +24,11 @@ public final class Cli {
     }
 
     public static CommandLine commandLine(Object command, PrintWriter out, PrintWriter err) {
-        CommandLine cl = new CommandLine(command);
+        return configure(new CommandLine(command), out, err);
+    }
+
+    /** Sets outputs, handlers and the exit-code list on {@code cl} and every subcommand it has now. */
+    public static CommandLine configure(CommandLine cl, PrintWriter out, PrintWriter err) {
         cl.setOut(out);
         cl.setErr(err);
         cl.setParameterExceptionHandler((ex, args) -> {

@@ -6,6 +6,8 @@ public enum ExitCode {
     OK(0, "healthy: no damage and no finding (or: the work is done)"),
     /** Only a torn tail: what the tolerate-tail policy repairs. walmigrate: conflicts were left alone. */
     TAIL_ONLY(1, "only a torn tail (what `walrecover --policy tolerate-tail` repairs); walmigrate: conflicting keys left unwritten"),
+    /** waldoctor's one-shot commands and piped shell: a key, revision or lease was not found. */
+    NOT_FOUND(1, "waldoctor get/history/…: not found (unknown key, revision or lease)"),
     USAGE(2, "usage error"),
     DAMAGE(3, "damage beyond the tail, or a rule of the format broken; walrecover: the policy refused"),
     UNREADABLE(4, "input unreadable or not a WAL"),

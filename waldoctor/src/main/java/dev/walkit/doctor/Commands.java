@@ -1,0 +1,373 @@
+package dev.walkit.doctor;
+
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.Finding;
+import dev.walkit.format.Flags;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.ReadResult;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.RecordView;
+import dev.walkit.format.WalReader;
+import dev.walkit.format.replay.DamageLocator;
+import dev.walkit.format.replay.KeyState;
+import dev.walkit.verify.Meaning;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeSet;
+
+/** The one command table of waldoctor: the REPL and the one-shot commands both run these. */
+public final class Commands {
+    private Commands() {
+    }
+
+    @FunctionalInterface
+    interface Body {
+        ShellCommand.Outcome run(ShellContext ctx, Args a, PrintWriter out);
+    }
+
+    private record Cmd(String name, String usage, String help, Set<String> valued, Set<String> switches, boolean keyArg, Body body)
+            implements ShellCommand {
+        @Override
+        public Outcome run(ShellContext ctx, Args args, PrintWriter out) {
+            return body.run(ctx, args, out);
+        }
+
+        @Override
+        public List<String> complete(ShellContext ctx, List<String> before, String word) {
+            if (word.startsWith("--")) {
+                List<String> opts = new ArrayList<>(valued);
+                opts.addAll(switches);
+                return opts.stream().filter(o -> o.startsWith(word)).sorted().toList();
+            }
+            if (keyArg && before.stream().noneMatch(w -> !w.startsWith("--"))) return completeKey(ctx, word);
+            return List.of();
+        }
+    }
+
+    /** Completes a key one path segment at a time, like a file system: /registry/po → /registry/pods/. */
+    static List<String> completeKey(ShellContext ctx, String prefix) {
+        SortedMap<String, LogIndex.History> tail = ctx.index.histories().subMap(prefix, prefix + Character.MAX_VALUE);
+        TreeSet<String> out = new TreeSet<>();
+        for (String k : tail.keySet()) {
+            int slash = k.indexOf('/', prefix.length());
+            out.add(slash < 0 ? k : k.substring(0, slash + 1));
+            if (out.size() > 500) break;
+        }
+        return new ArrayList<>(out);
+    }
+
+    private static final Map<String, ShellCommand> TABLE = new LinkedHashMap<>();
+
+    private static void add(String name, String usage, String help, Set<String> valued, Set<String> switches, boolean keyArg, Body body) {
+        TABLE.put(name, new Cmd(name, usage, help, valued, switches, keyArg, body));
+    }
+
+    public static Map<String, ShellCommand> table() {
+        return TABLE;
+    }
+
+    static {
+        add("stats", "stats", "what the log is: format, size, records, transactions, revisions, keys, damage", Set.of(), Set.of(), false, Commands::stats);
+        add("get", "get KEY [--rev R]", "a key's value and fields, at the latest revision or at R", Set.of("--rev"), Set.of(), true, Commands::get);
+        add("range", "range PREFIX [--rev R] [--limit N] [--keys-only]", "keys under a prefix", Set.of("--rev", "--limit"), Set.of("--keys-only"), true, Commands::range);
+        add("history", "history KEY", "every put and delete of a key with its revision and the previous value", Set.of(), Set.of(), true, Commands::history);
+        add("at", "at R|latest", "view the state at revision R (\"compacted\" below the compact revision)", Set.of(), Set.of(), false, Commands::at);
+        add("diff", "diff R1 R2", "keys created, changed and deleted between two revisions", Set.of(), Set.of(), false, Commands::diff);
+        add("leases", "leases", "rebuilt leases: each lease ID and its live keys", Set.of(), Set.of(), false, Commands::leases);
+        add("lease", "lease ID", "the live keys attached to a lease", Set.of(), Set.of(), false, Commands::lease);
+        add("txn", "txn R", "the records of the transaction at revision R", Set.of(), Set.of(), false, Commands::txn);
+        add("records", "records [--from OFFSET] [--limit N]", "records and damaged spans as the reader sees them", Set.of("--from", "--limit"), Set.of(), false, Commands::records);
+        add("hexdump", "hexdump OFFSET [LEN]", "raw bytes of the file", Set.of(), Set.of(), false, Commands::hexdump);
+        add("damage", "damage", "damaged spans and findings, with the revisions around them", Set.of(), Set.of(), false, Commands::damage);
+        add("help", "help [COMMAND]", "this list", Set.of(), Set.of(), false, Commands::help);
+        add("quit", "quit", "leave the shell (also: exit, Ctrl-D)", Set.of(), Set.of(), false, (c, a, o) -> ShellCommand.Outcome.QUIT);
+    }
+
+    /** Runs one command line; prints errors as {@code error: …}. */
+    public static ShellCommand.Outcome execute(ShellContext ctx, List<String> words, PrintWriter out) {
+        if (words.isEmpty()) return ShellCommand.Outcome.OK;
+        String name = words.get(0).equals("exit") ? "quit" : words.get(0);
+        ShellCommand c = TABLE.get(name);
+        if (c == null) return error(out, "unknown command '" + words.get(0) + "' (try 'help')");
+        Cmd cmd = (Cmd) c;
+        Args a = Args.parse(words.subList(1, words.size()), cmd.valued(), cmd.switches());
+        if (a.error() != null) return error(out, a.error() + "; usage: " + cmd.usage());
+        return cmd.run(ctx, a, out);
+    }
+
+    static ShellCommand.Outcome error(PrintWriter out, String msg) {
+        out.println("error: " + msg);
+        return ShellCommand.Outcome.ERROR;
+    }
+
+    private static String rev(long r) {
+        return r < 0 ? "-" : Long.toString(r);
+    }
+
+    /** The revision to read at: --rev, else the view's; an error when below the compact revision. */
+    private static long revisionFor(ShellContext ctx, Args a, PrintWriter out) {
+        long r = a.number("--rev", ctx.viewRevision);
+        if (a.error() != null) {
+            error(out, a.error());
+            return -1;
+        }
+        long compact = ctx.index.state().compactRevision();
+        if (r < compact) {
+            error(out, "revision " + r + " is compacted (compact revision " + compact + ")");
+            return -1;
+        }
+        return r;
+    }
+
+    private static ShellCommand.Outcome stats(ShellContext ctx, Args a, PrintWriter out) {
+        LogIndex x = ctx.index;
+        var s = x.state();
+        out.printf("file %s: format %s, %,d bytes%n", x.file().path(), x.format().label(), x.file().size());
+        out.printf("records %,d valid, transactions %,d applied; revision %d, compact revision %d%n", x.records(), s.transactions(), s.revision(), s.compactRevision());
+        out.printf("keys %,d live, %,d tombstones; leases %,d%n", s.keys().liveCount(), s.keys().tombstoneCount(), s.leases(3600).keysByLease().size());
+        out.printf("damage %d span(s), %d finding(s), %d transaction(s) dropped%n", x.damage().size(), s.findings().size(), x.dropped().size());
+        if (ctx.viewRevision != Long.MAX_VALUE) out.printf("viewing revision %d%n", ctx.viewRevision);
+        return ShellCommand.Outcome.OK;
+    }
+
+    static void printKv(ShellContext ctx, String key, KeyValue kv, PrintWriter out) {
+        out.printf("key: %s%ncreate_revision: %d%nmod_revision: %d%nversion: %d%nlease: %d%nvalue:%n%s%n", key, kv.createRevision(),
+                kv.modRevision(), kv.version(), kv.lease(), ValueView.render(key, kv.value(), ctx.showSecrets));
+    }
+
+    private static ShellCommand.Outcome get(ShellContext ctx, Args a, PrintWriter out) {
+        if (a.positional().size() != 1) return error(out, "usage: get KEY [--rev R]");
+        long r = revisionFor(ctx, a, out);
+        if (r < 0) return ShellCommand.Outcome.ERROR;
+        String key = a.positional().get(0);
+        KeyValue kv = ctx.index.get(key, r);
+        if (kv == null) {
+            return error(out, ctx.index.history(key) == null ? "key not found: " + key : "key " + key + " is absent at revision " + (r == Long.MAX_VALUE ? "latest" : r));
+        }
+        printKv(ctx, key, kv, out);
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome range(ShellContext ctx, Args a, PrintWriter out) {
+        String prefix = a.positional().isEmpty() ? "" : a.positional().get(0);
+        long r = revisionFor(ctx, a, out);
+        long limit = a.number("--limit", 0);
+        if (r < 0 || limit < 0) return ShellCommand.Outcome.ERROR;
+        int n = 0;
+        for (var e : ctx.index.histories().subMap(prefix, prefix + Character.MAX_VALUE).entrySet()) {
+            int i = e.getValue().at(r);
+            if (i < 0 || e.getValue().isDelete(i)) continue;
+            if (limit > 0 && n >= limit) {
+                out.println("… (--limit " + limit + ")");
+                break;
+            }
+            n++;
+            if (a.has("--keys-only")) {
+                out.println(e.getKey());
+            } else {
+                KeyValue kv = ctx.index.entry(e.getValue(), i);
+                out.printf("%s  rev %d  %s%n", e.getKey(), kv.modRevision(), ValueView.summary(e.getKey(), kv.value(), ctx.showSecrets));
+            }
+        }
+        out.printf("%d key(s)%n", n);
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome history(ShellContext ctx, Args a, PrintWriter out) {
+        if (a.positional().size() != 1) return error(out, "usage: history KEY");
+        String key = a.positional().get(0);
+        LogIndex.History h = ctx.index.history(key);
+        if (h == null) return error(out, "key not found: " + key);
+        KeyValue prev = null;
+        for (int i = 0; i < h.size; i++) {
+            KeyValue kv = ctx.index.entry(h, i);
+            String prevText = prev == null ? "none" : "rev " + prev.modRevision() + " " + ValueView.summary(key, prev.value(), ctx.showSecrets);
+            if (h.isDelete(i)) {
+                out.printf("rev %d  DELETE   prev_kv: %s%n", h.revision(i), prevText);
+                prev = null;
+            } else {
+                out.printf("rev %d  PUT      version %d, create %d, lease %d: %s%n           prev_kv: %s%n", kv.modRevision(), kv.version(),
+                        kv.createRevision(), kv.lease(), ValueView.summary(key, kv.value(), ctx.showSecrets), prevText);
+                prev = kv;
+            }
+        }
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome at(ShellContext ctx, Args a, PrintWriter out) {
+        if (a.positional().size() != 1) return error(out, "usage: at R|latest");
+        String w = a.positional().get(0);
+        if (w.equals("latest")) {
+            ctx.viewRevision = Long.MAX_VALUE;
+            out.println("viewing the latest revision " + ctx.index.state().revision());
+            return ShellCommand.Outcome.OK;
+        }
+        long r;
+        try {
+            r = Long.parseLong(w);
+        } catch (NumberFormatException e) {
+            return error(out, "not a revision: " + w);
+        }
+        long compact = ctx.index.state().compactRevision();
+        if (r < compact) return error(out, "revision " + r + " is compacted (compact revision " + compact + ")");
+        if (r > ctx.index.state().revision()) return error(out, "revision " + r + " is in the future (current revision " + ctx.index.state().revision() + ")");
+        ctx.viewRevision = r;
+        out.println("viewing revision " + r);
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome diff(ShellContext ctx, Args a, PrintWriter out) {
+        if (a.positional().size() != 2) return error(out, "usage: diff R1 R2");
+        long r1;
+        long r2;
+        try {
+            r1 = Long.parseLong(a.positional().get(0));
+            r2 = Long.parseLong(a.positional().get(1));
+        } catch (NumberFormatException e) {
+            return error(out, "revisions are numbers");
+        }
+        long compact = ctx.index.state().compactRevision();
+        if (Math.min(r1, r2) < compact) return error(out, "revision " + Math.min(r1, r2) + " is compacted (compact revision " + compact + ")");
+        int created = 0;
+        int changed = 0;
+        int deleted = 0;
+        for (var e : ctx.index.histories().entrySet()) {
+            LogIndex.History h = e.getValue();
+            int i1 = h.at(r1);
+            int i2 = h.at(r2);
+            boolean live1 = i1 >= 0 && !h.isDelete(i1);
+            boolean live2 = i2 >= 0 && !h.isDelete(i2);
+            if (!live1 && live2) {
+                out.println("created  " + e.getKey() + " (rev " + h.revision(i2) + ")");
+                created++;
+            } else if (live1 && !live2) {
+                out.println("deleted  " + e.getKey() + (i2 >= 0 ? " (rev " + h.revision(i2) + ")" : ""));
+                deleted++;
+            } else if (live1 && i1 != i2) {
+                out.println("changed  " + e.getKey() + " (rev " + h.revision(i1) + " -> " + h.revision(i2) + ")");
+                changed++;
+            }
+        }
+        out.printf("%d created, %d changed, %d deleted%n", created, changed, deleted);
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome leases(ShellContext ctx, Args a, PrintWriter out) {
+        var m = ctx.index.state().leases(3600);
+        m.keysByLease().forEach((id, n) -> out.printf("lease %d: %d key(s)%n", id, n));
+        out.printf("%d lease(s); next lease ID %d%n", m.keysByLease().size(), m.nextLeaseId());
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome lease(ShellContext ctx, Args a, PrintWriter out) {
+        if (a.positional().size() != 1) return error(out, "usage: lease ID");
+        long id;
+        try {
+            id = Long.parseLong(a.positional().get(0));
+        } catch (NumberFormatException e) {
+            return error(out, "not a lease ID: " + a.positional().get(0));
+        }
+        int n = 0;
+        for (KeyState k : ctx.index.live()) {
+            if (k.lease() == id) {
+                out.println(new String(k.key(), StandardCharsets.UTF_8));
+                n++;
+            }
+        }
+        if (n == 0) return error(out, "no live key is attached to lease " + id);
+        out.printf("%d key(s)%n", n);
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome txn(ShellContext ctx, Args a, PrintWriter out) {
+        if (a.positional().size() != 1) return error(out, "usage: txn R");
+        long r;
+        try {
+            r = Long.parseLong(a.positional().get(0));
+        } catch (NumberFormatException e) {
+            return error(out, "not a revision: " + a.positional().get(0));
+        }
+        int i = ctx.index.txnIndex(r);
+        if (i < 0) return error(out, "no applied transaction at revision " + r);
+        long off = ctx.index.txnOffset(i);
+        out.printf("transaction at revision %d: %d record(s) from offset %d%n", r, ctx.index.txnRecords(i), off);
+        for (int j = 0; j < ctx.index.txnRecords(i); j++) {
+            KeyValue kv = ctx.index.recordAt(off);
+            if (kv == null) break;
+            String key = new String(kv.key(), StandardCharsets.UTF_8);
+            out.printf("  @%d %-8s %s%s%n", off, kv.isDelete() ? "DELETE" : "PUT", key,
+                    kv.isDelete() ? "" : "  " + ValueView.summary(key, kv.value(), ctx.showSecrets));
+            off += dev.walkit.format.RecordEncoder.recordLength(kv);
+        }
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome records(ShellContext ctx, Args a, PrintWriter out) {
+        long from = a.number("--from", 0);
+        long limit = a.number("--limit", 20);
+        if (from < 0 || limit < 0) return error(out, a.error());
+        if (from > ctx.index.file().size()) return error(out, "offset " + from + " is past the end (" + ctx.index.file().size() + " bytes)");
+        if (ctx.index.format() != dev.walkit.format.WalFormat.V2) return error(out, "records lists v2 logs; this one is " + ctx.index.format().label());
+        WalReader r = new WalReader(ctx.index.file(), ReaderOptions.defaults());
+        r.seek(from);
+        int n = 0;
+        for (ReadResult x; n < limit && (x = r.next()) != null; n++) {
+            if (x instanceof RecordView v) {
+                String key = new String(v.key(), StandardCharsets.UTF_8);
+                out.printf("@%-10d %5d B  rev %-8d %-17s %s%n", v.offset(), v.length(), v.revision(), Flags.describe(v.flags()), key);
+            } else {
+                DamageSpan d = (DamageSpan) x;
+                out.printf("@%-10d %5d B  DAMAGE %s: %s%n", d.offset(), d.length(), d.kind().label(), d.describe());
+            }
+        }
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome hexdump(ShellContext ctx, Args a, PrintWriter out) {
+        if (a.positional().isEmpty() || a.positional().size() > 2) return error(out, "usage: hexdump OFFSET [LEN]");
+        long off;
+        int len;
+        try {
+            off = Long.decode(a.positional().get(0));
+            len = a.positional().size() == 2 ? Integer.decode(a.positional().get(1)) : 256;
+        } catch (NumberFormatException e) {
+            return error(out, "OFFSET and LEN are numbers (decimal or 0x…)");
+        }
+        long size = ctx.index.file().size();
+        if (off < 0 || off >= size) return error(out, "offset " + off + " is outside the file (" + size + " bytes)");
+        len = (int) Math.min(Math.min(len, 1 << 20), size - off);
+        out.print(ValueView.hexdump(ctx.index.file().read(off, len), off, len));
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome damage(ShellContext ctx, Args a, PrintWriter out) {
+        for (DamageLocator.Located l : ctx.index.damage()) {
+            DamageSpan d = l.span();
+            out.printf("%s at offset %d, %d bytes (between revisions %s and %s): %s%n  %s%n", d.kind().label(), d.offset(), d.length(),
+                    rev(l.revisionBefore()), rev(l.revisionAfter()), d.describe(), Meaning.of(d.kind()));
+        }
+        for (Finding f : ctx.index.state().findings()) {
+            out.printf("%s at offset %d (revision %s): %s%n", f.kind().label(), f.offset(), rev(f.revision()), f.detail());
+        }
+        if (ctx.index.damage().isEmpty() && ctx.index.state().findings().isEmpty()) out.println("no damage, no finding");
+        return ShellCommand.Outcome.OK;
+    }
+
+    private static ShellCommand.Outcome help(ShellContext ctx, Args a, PrintWriter out) {
+        if (a.positional().size() == 1) {
+            ShellCommand c = TABLE.get(a.positional().get(0));
+            if (c == null) return error(out, "unknown command '" + a.positional().get(0) + "'");
+            out.printf("%s%n  %s%n", c.usage(), c.help());
+            return ShellCommand.Outcome.OK;
+        }
+        for (ShellCommand c : TABLE.values()) out.printf("  %-48s %s%n", c.usage(), c.help());
+        return ShellCommand.Outcome.OK;
+    }
+}

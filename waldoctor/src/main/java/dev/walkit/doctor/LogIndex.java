@@ -1,0 +1,300 @@
+package dev.walkit.doctor;
+
+import dev.walkit.format.DamageKind;
+import dev.walkit.format.Finding;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.RecordLayout;
+import dev.walkit.format.RecordView;
+import dev.walkit.format.Transaction;
+import dev.walkit.format.Wal;
+import dev.walkit.format.WalEntry;
+import dev.walkit.format.WalFile;
+import dev.walkit.format.WalFormat;
+import dev.walkit.format.replay.DamageLocator;
+import dev.walkit.format.replay.KeyIndex;
+import dev.walkit.format.replay.KeyState;
+import dev.walkit.format.replay.Replay;
+import dev.walkit.format.replay.Replayer;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongConsumer;
+
+/**
+ * The log loaded once for waldoctor: the replayed state, and per key the history of its applied
+ * records as (file offset, revision) pairs — values are read back from the file by offset, so the
+ * heap holds keys and offsets, never values. Also the damage (located between revisions), the
+ * findings, the transactions by revision, and the transactions dropped by replay.
+ */
+public final class LogIndex implements Closeable {
+    /** Applied records of one key: offsets and revisions (negative revision: a DELETE). */
+    static final class History {
+        long[] offsets = new long[2];
+        long[] revisions = new long[2];
+        int size;
+
+        void add(long offset, long revision, boolean delete) {
+            if (size == offsets.length) {
+                offsets = Arrays.copyOf(offsets, size * 2);
+                revisions = Arrays.copyOf(revisions, size * 2);
+            }
+            offsets[size] = offset;
+            revisions[size] = delete ? -revision : revision;
+            size++;
+        }
+
+        long revision(int i) {
+            return Math.abs(revisions[i]);
+        }
+
+        boolean isDelete(int i) {
+            return revisions[i] < 0;
+        }
+
+        /** Index of the last record with revision <= rev, or -1. */
+        int at(long rev) {
+            int lo = 0;
+            int hi = size - 1;
+            int found = -1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                if (revision(mid) <= rev) {
+                    found = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            return found;
+        }
+    }
+
+    /** A transaction dropped by replay, with the keys it would have changed. */
+    public record Dropped(long offset, long revision, List<String> keys, String why) {
+    }
+
+    private final WalFile file;
+    private final WalFormat format;
+    private final Replayer state;
+    private final TreeMap<String, History> histories = new TreeMap<>();
+    private final Map<String, byte[]> rawKeys = new HashMap<>();
+    private long[] txnRevisions = new long[64];
+    private long[] txnOffsets = new long[64];
+    private int[] txnRecords = new int[64];
+    private int txns;
+    private final List<DamageLocator.Located> damage = new ArrayList<>();
+    private final List<Dropped> dropped = new ArrayList<>();
+    private final long records;
+    private final Path leftoverCompaction;
+
+    private LogIndex(Path walPath, WalFile file, LongConsumer progress) throws IOException {
+        this.file = file;
+        this.leftoverCompaction = Wal.leftoverCompaction(walPath);
+        ReaderOptions ro = ReaderOptions.defaults();
+        DamageLocator loc = new DamageLocator(damage::add);
+        long step = Math.max(1, file.size() / 50);
+        long[] nextReport = {step};
+        Replay.Result res = Replay.run(file, ro, Replayer.Options.defaults(), new Replayer.Listener() {
+            @Override
+            public void applied(Transaction txn, KeyIndex keys) {
+                for (WalEntry e : txn.entries()) {
+                    if (e.isSnapshot() && e.key().length == 0) continue;
+                    String k = new String(e.key(), StandardCharsets.UTF_8);
+                    History h = histories.get(k);
+                    if (h == null) {
+                        h = new History();
+                        histories.put(k, h);
+                        rawKeys.put(k, e.key());
+                    }
+                    h.add(e.offset(), e.revision(), e.isDelete());
+                }
+                if (!txn.isSnapshot()) addTxn(txn);
+            }
+
+            @Override
+            public void dropped(Transaction txn, String why) {
+                List<String> keys = new ArrayList<>();
+                for (WalEntry e : txn.entries()) keys.add(new String(e.key(), StandardCharsets.UTF_8));
+                dropped.add(new Dropped(txn.offset(), txn.revision(), keys, why));
+            }
+        }, it -> {
+            loc.accept(it);
+            if (progress != null && it.offset() >= nextReport[0]) {
+                progress.accept(it.offset());
+                nextReport[0] = it.offset() + step;
+            }
+        });
+        loc.end();
+        this.records = loc.records();
+        this.format = res.format();
+        this.state = res.state();
+        for (Finding f : state.findings()) {
+            if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) {
+                dropped.add(new Dropped(f.offset(), f.revision(), keysIn(f.offset(), f.offset() + f.length()), f.detail()));
+            }
+        }
+    }
+
+    /** Loads {@code path} (a WAL file or data directory); {@code progress} sees the offset now and then, or is null. */
+    public static LogIndex load(Path path, LongConsumer progress) throws IOException {
+        Path wal = Wal.resolve(path);
+        WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
+        try {
+            return new LogIndex(wal, f, progress);
+        } catch (IOException | RuntimeException e) {
+            f.close();
+            throw e;
+        }
+    }
+
+    private void addTxn(Transaction t) {
+        if (txns == txnRevisions.length) {
+            txnRevisions = Arrays.copyOf(txnRevisions, txns * 2);
+            txnOffsets = Arrays.copyOf(txnOffsets, txns * 2);
+            txnRecords = Arrays.copyOf(txnRecords, txns * 2);
+        }
+        txnRevisions[txns] = t.revision();
+        txnOffsets[txns] = t.offset();
+        txnRecords[txns] = t.entries().size();
+        txns++;
+    }
+
+    /** Keys of the valid v2 records in [from, to) (the records of an incomplete transaction). */
+    private List<String> keysIn(long from, long to) {
+        List<String> out = new ArrayList<>();
+        long pos = from;
+        while (pos < to && format == WalFormat.V2) {
+            KeyValue kv = recordAt(pos);
+            if (kv == null) break;
+            out.add(new String(kv.key(), StandardCharsets.UTF_8));
+            pos += RecordLayout.OVERHEAD + file.intAt(pos + RecordLayout.REC_LEN_OFFSET);
+        }
+        return out;
+    }
+
+    /** The v2 record at {@code offset}, decoded (null when it is not one). */
+    public KeyValue recordAt(long offset) {
+        if (offset + RecordLayout.HEADER_LENGTH > file.size()) return null;
+        int recLen = file.intAt(offset + RecordLayout.REC_LEN_OFFSET);
+        if (recLen < 0 || offset + RecordLayout.OVERHEAD + (long) recLen > file.size()) return null;
+        byte[] rec = file.read(offset, RecordLayout.OVERHEAD + recLen);
+        RecordView v = new RecordView().wrap(ByteBuffer.wrap(rec).order(ByteOrder.LITTLE_ENDIAN), 0, offset);
+        if (v.fields().error() != null) return null;
+        return v.toKeyValue();
+    }
+
+    /** The fields of the history record {@code i} of {@code key}: v2 decoded, v1 with derived fields. */
+    KeyValue entry(History h, int i) {
+        long off = h.offsets[i];
+        if (format == WalFormat.V2) return recordAt(off);
+        // v1: the value after the header and key; create_revision/version derived along the history.
+        long create = 0;
+        long version = 0;
+        for (int j = 0; j <= i; j++) {
+            if (h.isDelete(j)) {
+                create = 0;
+                version = 0;
+            } else {
+                if (version == 0) create = h.revision(j);
+                version++;
+            }
+        }
+        int keyLen = file.intAt(off + 8);
+        int valLen = file.intAt(off + 12);
+        byte[] key = file.read(off + 17, keyLen);
+        if (h.isDelete(i)) return KeyValue.delete(key, h.revision(i));
+        return KeyValue.put(key, create, h.revision(i), version, file.read(off + 17 + keyLen, valLen), 0);
+    }
+
+    History history(String key) {
+        return histories.get(key);
+    }
+
+    /** The key's state at revision {@code rev} (Long.MAX_VALUE: latest): null when absent. */
+    public KeyValue get(String key, long rev) {
+        History h = histories.get(key);
+        if (h == null) return null;
+        int i = h.at(rev);
+        if (i < 0 || h.isDelete(i)) return null;
+        return entry(h, i);
+    }
+
+    public TreeMap<String, History> histories() {
+        return histories;
+    }
+
+    public WalFile file() {
+        return file;
+    }
+
+    public WalFormat format() {
+        return format;
+    }
+
+    public Replayer state() {
+        return state;
+    }
+
+    public long records() {
+        return records;
+    }
+
+    public List<DamageLocator.Located> damage() {
+        return damage;
+    }
+
+    public List<Dropped> dropped() {
+        return dropped;
+    }
+
+    public Path leftoverCompaction() {
+        return leftoverCompaction;
+    }
+
+    public int transactionCount() {
+        return txns;
+    }
+
+    /** Index of the ordinary transaction with this revision, or -1. */
+    public int txnIndex(long revision) {
+        int i = Arrays.binarySearch(txnRevisions, 0, txns, revision);
+        return i < 0 ? -1 : i;
+    }
+
+    public long txnOffset(int i) {
+        return txnOffsets[i];
+    }
+
+    public int txnRecords(int i) {
+        return txnRecords[i];
+    }
+
+    public long txnRevision(int i) {
+        return txnRevisions[i];
+    }
+
+    /** Live keys at the end, in byte order. */
+    public List<KeyState> live() {
+        return state.keys().sortedLive();
+    }
+
+    public byte[] rawKey(String k) {
+        return rawKeys.get(k);
+    }
+
+    @Override
+    public void close() throws IOException {
+        file.close();
+    }
+}

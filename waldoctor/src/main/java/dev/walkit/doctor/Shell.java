@@ -1,0 +1,84 @@
+package dev.walkit.doctor;
+
+import org.jline.reader.Candidate;
+import org.jline.reader.Completer;
+import org.jline.reader.EndOfFileException;
+import org.jline.reader.LineReader;
+import org.jline.reader.LineReaderBuilder;
+import org.jline.reader.ParsedLine;
+import org.jline.reader.UserInterruptException;
+import org.jline.terminal.Terminal;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * waldoctor's shell over a loaded log. Interactive on a terminal (jline: completion of commands and
+ * of keys one path segment at a time, persistent history, Ctrl-C clears the line, Ctrl-D exits);
+ * from a pipe it reads commands line by line, prints only the answers, and exits at end of input.
+ */
+public final class Shell {
+    private Shell() {
+    }
+
+    /** Runs commands read line by line (a runbook piping commands in). Returns the number of commands that failed. */
+    public static int piped(ShellContext ctx, BufferedReader in, PrintWriter out) throws IOException {
+        int failed = 0;
+        for (String line; (line = in.readLine()) != null; ) {
+            ShellCommand.Outcome o = Commands.execute(ctx, Args.words(line), out);
+            out.flush();
+            if (o == ShellCommand.Outcome.ERROR) failed++;
+            if (o == ShellCommand.Outcome.QUIT) break;
+        }
+        return failed;
+    }
+
+    /** The interactive loop on {@code terminal}; {@code history} is the history file, or null. */
+    public static void interactive(ShellContext ctx, Terminal terminal, Path history) {
+        LineReaderBuilder b = LineReaderBuilder.builder().terminal(terminal).appName("waldoctor").completer(completer(ctx));
+        if (history != null) b.variable(LineReader.HISTORY_FILE, history);
+        LineReader reader = b.build();
+        PrintWriter out = terminal.writer();
+        out.printf("waldoctor shell: %s, revision %d, %,d live keys. 'help' lists commands; Ctrl-D leaves.%n",
+                ctx.index.file().path(), ctx.index.state().revision(), ctx.index.state().keys().liveCount());
+        for (;;) {
+            String line;
+            try {
+                String prompt = ctx.viewRevision == Long.MAX_VALUE ? "waldoctor> " : "waldoctor@" + ctx.viewRevision + "> ";
+                line = reader.readLine(prompt);
+            } catch (UserInterruptException e) {
+                continue; // Ctrl-C: the line is cleared
+            } catch (EndOfFileException e) {
+                break;
+            }
+            if (Commands.execute(ctx, Args.words(line), out) == ShellCommand.Outcome.QUIT) break;
+            out.flush();
+        }
+        out.flush();
+        try {
+            reader.getHistory().save();
+        } catch (IOException | RuntimeException e) {
+            // history is a convenience: never fail the session for it
+        }
+    }
+
+    /** Completes command names, then each command's next word from the replayed state. */
+    static Completer completer(ShellContext ctx) {
+        return (LineReader reader, ParsedLine line, List<Candidate> candidates) -> {
+            if (line.wordIndex() == 0) {
+                for (String name : Commands.table().keySet()) candidates.add(new Candidate(name));
+                return;
+            }
+            ShellCommand c = Commands.table().get(line.words().get(0));
+            if (c == null) return;
+            List<String> before = line.words().subList(1, line.wordIndex());
+            for (String s : c.complete(ctx, before, line.word())) {
+                boolean partial = s.endsWith("/");
+                candidates.add(new Candidate(s, s, null, null, null, null, !partial));
+            }
+        };
+    }
+}

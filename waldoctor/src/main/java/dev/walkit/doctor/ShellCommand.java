@@ -1,0 +1,27 @@
+package dev.walkit.doctor;
+
+import java.io.PrintWriter;
+import java.util.List;
+
+/**
+ * One command of waldoctor's command table, used by the REPL and one-shot alike. Running returns a
+ * {@link Outcome} (errors are printed and returned, not thrown); {@link #complete} offers the next
+ * word from the replayed state.
+ */
+public interface ShellCommand {
+    enum Outcome { OK, ERROR, QUIT }
+
+    String name();
+
+    /** e.g. {@code get KEY [--rev R]}. */
+    String usage();
+
+    String help();
+
+    Outcome run(ShellContext ctx, Args args, PrintWriter out);
+
+    /** Candidates for the word being typed, given the words before it (without the command name). */
+    default List<String> complete(ShellContext ctx, List<String> before, String word) {
+        return List.of();
+    }
+}

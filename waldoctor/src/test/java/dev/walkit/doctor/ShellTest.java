@@ -1,0 +1,91 @@
+package dev.walkit.doctor;
+
+import dev.walkit.format.Fixtures;
+import org.jline.terminal.impl.DumbTerminal;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintWriter;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The REPL driven through jline's DumbTerminal over piped streams, and its piped (runbook) form. */
+class ShellTest {
+    private static LogIndex index;
+
+    @BeforeAll
+    static void load() throws Exception {
+        index = LogIndex.load(Fixtures.path("vectors/small/wal"), null);
+    }
+
+    @AfterAll
+    static void close() throws Exception {
+        index.close();
+    }
+
+    private static String interactive(String typed) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (DumbTerminal t = new DumbTerminal("test", "dumb", new ByteArrayInputStream(typed.getBytes(StandardCharsets.UTF_8)), out, StandardCharsets.UTF_8)) {
+            Shell.interactive(new ShellContext(index, false), t, null);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void answersCommandsAndErrors() throws Exception {
+        String s = interactive("get /registry/configmaps/ns0/cm-0\nget /registry/none\nat 5\nat 99999\nstats\nbogus\nquit\n");
+        assertTrue(s.contains("mod_revision: 203"), s);
+        assertTrue(s.contains("error: key not found: /registry/none"), s);
+        assertTrue(s.contains("viewing revision 5"), s);
+        assertTrue(s.contains("error: revision 99999 is in the future"), s);
+        assertTrue(s.contains("error: unknown command 'bogus'"), s);
+        assertTrue(s.contains("waldoctor@5> "), "the prompt shows the viewed revision: " + s);
+    }
+
+    @Test
+    void endOfInputLeaves() throws Exception {
+        String s = interactive("stats\n");
+        assertTrue(s.contains("records 399 valid"), s);
+    }
+
+    @Test
+    void completesCommandsAndKeysOneSegmentAtATime() {
+        ShellContext ctx = new ShellContext(index, false);
+        assertEquals(List.of("/registry/configmaps/", "/registry/events/", "/registry/leases/"),
+                Commands.completeKey(ctx, "/registry/").stream().filter(k -> !k.startsWith("/registry/p") && !k.startsWith("/registry/s")).toList());
+        assertEquals(List.of("/registry/configmaps/"), Commands.completeKey(ctx, "/registry/co"));
+        assertEquals(List.of("/registry/configmaps/ns0/", "/registry/configmaps/ns1/", "/registry/configmaps/ns2/"), Commands.completeKey(ctx, "/registry/configmaps/"));
+        List<String> cm = Commands.completeKey(ctx, "/registry/configmaps/ns0/cm-1");
+        assertTrue(cm.contains("/registry/configmaps/ns0/cm-10") && cm.stream().allMatch(k -> k.startsWith("/registry/configmaps/ns0/cm-1")), cm.toString());
+        assertEquals(List.of("--keys-only", "--limit", "--rev"), Commands.table().get("range").complete(ctx, List.of("/a"), "--"));
+    }
+
+    @Test
+    void tabCompletesThroughTheLineReader() throws Exception {
+        // A Tab after a unique segment prefix completes it in the line buffer; the completed line then runs.
+        String s = interactive("range /registry/co\t --keys-only --limit 1\nquit\n");
+        assertTrue(s.contains("/registry/configmaps/ns0/cm-0"), s);
+    }
+
+    @Test
+    void pipedFormPrintsOnlyAnswers() throws Exception {
+        StringWriter out = new StringWriter();
+        int failed = Shell.piped(new ShellContext(index, false), new BufferedReader(new StringReader("leases\nlease 7000\nlease 1\ndiff 100 200\n")), new PrintWriter(out));
+        String s = out.toString();
+        assertEquals(1, failed, s);
+        assertTrue(s.startsWith("lease 7000: "), s);
+        assertTrue(s.contains("20 lease(s); next lease ID 7020"), s);
+        assertTrue(s.contains("error: no live key is attached to lease 1"), s);
+        assertTrue(s.matches("(?s).*\\d+ created, \\d+ changed, \\d+ deleted.*"), s);
+        assertTrue(!s.contains("waldoctor>"), "no prompt when piped");
+    }
+}

@@ -1,0 +1,165 @@
+package dev.walkit.doctor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.walkit.format.Fixtures;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.RecordEncoder;
+import dev.walkit.testdata.DamageInjector;
+import dev.walkit.testdata.K8sWalGenerator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class WalDoctorTest {
+    @TempDir
+    Path dir;
+
+    record Run(int exit, String out, String err) {
+        JsonNode json() throws Exception {
+            return new ObjectMapper().readTree(out);
+        }
+    }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = WalDoctor.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    static List<String> signatures(JsonNode j) {
+        List<String> out = new ArrayList<>();
+        j.get("signatures").forEach(s -> out.add(s.get("name").asText()));
+        return out;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"small", "small-torn-tail", "small-compacted", "small-crc-range-bug"})
+    void diagnoseMatchesGolden(String name) throws Exception {
+        Path wal = Fixtures.path("vectors/" + name + "/wal");
+        Run r = run("diagnose", "--json", wal.toString());
+        String got = r.out().strip().replace(wal.toString(), "WAL");
+        Path golden = Fixtures.root().resolve("waldoctor/src/test/resources/golden/diagnose-" + name + ".json");
+        if (Boolean.getBoolean("golden.update")) Files.writeString(golden, got + "\n");
+        assertEquals(Files.readString(golden).strip(), got);
+        int want = switch (name) {
+            case "small", "small-compacted" -> 0;
+            case "small-torn-tail" -> 1;
+            default -> 3;
+        };
+        assertEquals(want, r.exit());
+    }
+
+    @Test
+    void recognisesTheCrcRangeBugAndPointsToTheFlag() throws Exception {
+        JsonNode j = run("diagnose", "--json", Fixtures.path("vectors/small-crc-range-bug/wal").toString()).json();
+        assertEquals(List.of("crc-range-bug"), signatures(j));
+        assertTrue(j.get("next").get(0).asText().startsWith("walrecover --accept-crc payload-only"), j.get("next").toString());
+    }
+
+    @Test
+    void recognisesTornTailZeroBlockDuplicatedTailAndLeftoverCompaction() throws Exception {
+        Path gen = dir.resolve("gen");
+        new K8sWalGenerator(K8sWalGenerator.Options.of(8, 128 << 10)).write(gen);
+        byte[] clean = Files.readAllBytes(gen);
+        DamageInjector inj = new DamageInjector(clean);
+
+        Path torn = Files.createDirectories(dir.resolve("torn"));
+        Files.write(torn.resolve("wal"), inj.apply(DamageInjector.Kind.TORN_TAIL, 0, 1).log());
+        Run t = run("diagnose", "--json", torn.toString());
+        assertEquals(1, t.exit());
+        assertEquals(List.of("torn-tail-after-power-loss"), signatures(t.json()));
+        assertTrue(t.json().get("next").get(0).asText().contains("--policy tolerate-tail"));
+
+        Path zero = Files.createDirectories(dir.resolve("zero"));
+        Files.write(zero.resolve("wal"), inj.apply(DamageInjector.Kind.ZERO_BLOCK, inj.recordCount() / 2, 1).log());
+        Files.write(zero.resolve("wal.compact"), new byte[10]);
+        Run z = run("diagnose", "--json", zero.toString());
+        assertEquals(3, z.exit());
+        assertEquals(List.of("zero-filled-block", "leftover-compaction"), signatures(z.json()));
+
+        Path dup = Files.createDirectories(dir.resolve("dup"));
+        byte[] tail = Arrays.copyOfRange(clean, (int) inj.offset(inj.recordCount() - 3), clean.length);
+        byte[] both = Arrays.copyOf(clean, clean.length + tail.length);
+        System.arraycopy(tail, 0, both, clean.length, tail.length);
+        Files.write(dup.resolve("wal"), both);
+        Run d = run("diagnose", "--json", dup.toString());
+        assertEquals(3, d.exit());
+        assertTrue(signatures(d.json()).contains("duplicated-tail"), d.out());
+    }
+
+    @Test
+    void truncatedSnapshotIsRecognised() throws Exception {
+        RecordEncoder enc = new RecordEncoder();
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        b.writeBytes(enc.encode(RecordEncoder.snapshotMarker(50, 3)));
+        b.writeBytes(enc.encode(KeyValue.put("/registry/a".getBytes(StandardCharsets.UTF_8), 3, 40, 2, new byte[] {1}, 0).withFlags(4)));
+        b.writeBytes(enc.encode(KeyValue.put("/registry/b".getBytes(StandardCharsets.UTF_8), 60, 60, 1, new byte[] {1}, 0)));
+        Path wal = Files.write(dir.resolve("wal"), b.toByteArray());
+        Run r = run("diagnose", "--json", wal.toString());
+        assertEquals(3, r.exit());
+        assertEquals(List.of("truncated-snapshot"), signatures(r.json()));
+        assertEquals(50, r.json().get("compact_revision").asLong());
+    }
+
+    @Test
+    void oneShotCommandsShareTheTable() throws Exception {
+        Path wal = Fixtures.path("vectors/small/wal");
+        Run g = run("get", wal.toString(), "/registry/configmaps/ns0/cm-0", "--json");
+        assertEquals(0, g.exit(), g.err());
+        assertEquals(203, g.json().get("mod_revision").asLong());
+        assertEquals(134, g.json().get("create_revision").asLong());
+        Run old = run("get", wal.toString(), "/registry/configmaps/ns0/cm-0", "--rev", "150");
+        assertEquals(0, old.exit(), old.out() + old.err());
+        assertTrue(old.out().contains("mod_revision: 134"), old.out());
+        Run missing = run("get", wal.toString(), "/registry/nope");
+        assertEquals(1, missing.exit());
+        assertTrue(missing.out().contains("key not found"), missing.out());
+        Run h = run("history", wal.toString(), "/registry/configmaps/ns0/cm-0");
+        assertEquals(0, h.exit());
+        assertTrue(h.out().contains("rev 134") && h.out().contains("rev 203") && h.out().contains("prev_kv: rev 134"), h.out());
+        Run help = run("get", "--help");
+        assertEquals(0, help.exit());
+        assertTrue(help.out().contains("Shell form: get KEY [--rev R]"), help.out());
+    }
+
+    @Test
+    void compactedRevisionsAreRefused() throws Exception {
+        Path wal = Fixtures.path("vectors/small-compacted/wal");
+        Run r = run("get", wal.toString(), "/registry/configmaps/ns0/cm-0", "--rev", "100");
+        assertEquals(1, r.exit());
+        assertTrue(r.out().contains("compacted"), r.out());
+    }
+
+    @Test
+    void secretsAreRedactedUnlessAsked() throws Exception {
+        RecordEncoder enc = new RecordEncoder();
+        byte[] key = "/registry/secrets/default/token".getBytes(StandardCharsets.UTF_8);
+        Path wal = Files.write(dir.resolve("wal"), enc.encode(KeyValue.put(key, 1, 1, 1, "hunter2".getBytes(StandardCharsets.UTF_8), 0)));
+        Run hidden = run("get", wal.toString(), "/registry/secrets/default/token");
+        assertTrue(hidden.out().contains("<redacted") && !hidden.out().contains("hunter2"), hidden.out());
+        Run shown = run("get", "--show-secrets", wal.toString(), "/registry/secrets/default/token");
+        assertTrue(shown.out().contains("hunter2"), shown.out());
+    }
+
+    @Test
+    void notAWalExitsFour() throws Exception {
+        Path p = Files.write(dir.resolve("x"), new byte[0]);
+        assertEquals(4, run("diagnose", p.toString()).exit());
+        assertEquals(4, run("diagnose", dir.resolve("missing").toString()).exit());
+    }
+}
