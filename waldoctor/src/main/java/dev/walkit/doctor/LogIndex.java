@@ -87,8 +87,9 @@ public final class LogIndex implements Closeable {
     private final WalFile file;
     private final WalFormat format;
     private final Replayer state;
-    private final TreeMap<String, History> histories = new TreeMap<>();
-    private final Map<String, byte[]> rawKeys = new HashMap<>();
+    private final TreeMap<String, History> histories;
+    /** Hashed while loading (one lookup per record); sorted into {@link #histories} once loaded. */
+    private final HashMap<String, History> loading = new HashMap<>();
     private long[] txnRevisions = new long[64];
     private long[] txnOffsets = new long[64];
     private int[] txnRecords = new int[64];
@@ -111,11 +112,10 @@ public final class LogIndex implements Closeable {
                 for (WalEntry e : txn.entries()) {
                     if (e.isSnapshot() && e.key().length == 0) continue;
                     String k = new String(e.key(), StandardCharsets.UTF_8);
-                    History h = histories.get(k);
+                    History h = loading.get(k);
                     if (h == null) {
                         h = new History();
-                        histories.put(k, h);
-                        rawKeys.put(k, e.key());
+                        loading.put(k, h);
                     }
                     h.add(e.offset(), e.revision(), e.isDelete());
                 }
@@ -136,6 +136,8 @@ public final class LogIndex implements Closeable {
             }
         });
         loc.end();
+        this.histories = new TreeMap<>(loading);
+        loading.clear();
         this.records = loc.records();
         this.format = res.format();
         this.state = res.state();
@@ -287,10 +289,6 @@ public final class LogIndex implements Closeable {
     /** Live keys at the end, in byte order. */
     public List<KeyState> live() {
         return state.keys().sortedLive();
-    }
-
-    public byte[] rawKey(String k) {
-        return rawKeys.get(k);
     }
 
     @Override
