@@ -5,12 +5,16 @@ public enum ExitCode {
     /** Healthy / done. */
     OK(0, "healthy: no damage and no finding (or: the work is done)"),
     /** Only a torn tail: what the tolerate-tail policy repairs. walmigrate: conflicts were left alone. */
-    TAIL_ONLY(1, "only a torn tail (what `walrecover --policy tolerate-tail` repairs); walmigrate: conflicting keys left unwritten"),
+    TAIL_ONLY(1, "only a torn tail (what `walrecover --policy tolerate-tail` repairs)"),
+    /** walmigrate: keys present in the target with another value were left alone; verify: not equal. */
+    CONFLICTS(1, "walmigrate: conflicting keys left unwritten; walmigrate verify: source and target differ"),
     /** waldoctor's one-shot commands and piped shell: a key, revision or lease was not found. */
     NOT_FOUND(1, "waldoctor get/history/…: not found (unknown key, revision or lease)"),
     USAGE(2, "usage error"),
     DAMAGE(3, "damage beyond the tail, or a rule of the format broken; walrecover: the policy refused"),
     UNREADABLE(4, "input unreadable or not a WAL"),
+    /** walmigrate: some keys could not be written (too large for any request, or the target kept failing). */
+    FAILED(5, "walmigrate: some keys could not be written (too large for a request, or the target kept failing)"),
     NOT_IMPLEMENTED(69, "this command is not implemented yet"),
     SOFTWARE(70, "internal error (a bug: please report it with the command line)");
 

@@ -4,20 +4,29 @@ import dev.walkit.cli.Cli;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.VersionProvider;
 import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Callable;
 
-/** {@code walmigrate}: Move kine/SQLite or a WAL into an etcd v3 endpoint with CAS transactions. Only the command line exists so far (issue #6). */
+/** {@code walmigrate}: kine/SQLite or a WAL into an etcd v3 endpoint with CAS transactions. */
 @Command(name = "walmigrate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Move kine/SQLite or a WAL into an etcd v3 endpoint with CAS transactions.", "Not implemented yet: tracked as issue #6."})
+        description = {"Move a cluster's data from kine's SQLite state.db (or a WAL) into an etcd v3 endpoint without",
+                "overwriting anything: each batch is one transaction that writes only keys that do not exist.",
+                "Idempotent: run it again after a failure and it completes; keys present with another value are",
+                "conflicts, never overwritten (exit 1)."},
+        subcommands = {WalMigrate.Kine.class, WalMigrate.FromWal.class, WalMigrate.Verify.class})
 public final class WalMigrate implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
-
-    @CommandLine.Unmatched
-    java.util.List<String> rest;
 
     public static void main(String[] args) {
         System.exit(Cli.run(new WalMigrate(), args));
@@ -25,7 +34,186 @@ public final class WalMigrate implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        spec.commandLine().getErr().println("walmigrate: not implemented yet (issue #6); try 'walverify' for verification");
-        return ExitCode.NOT_IMPLEMENTED.code();
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return ExitCode.USAGE.code();
+    }
+
+    /** The target and how to write to it. */
+    static final class Target {
+        @Option(names = "--endpoints", split = ",", paramLabel = "URL[,URL...]", description = "etcd client URLs (fail over between them).")
+        List<String> endpoints;
+
+        @Option(names = "--prefix", defaultValue = "", paramLabel = "P", description = "Only keys starting with P.")
+        String prefix;
+
+        @Option(names = "--batch", defaultValue = "128", paramLabel = "N", description = "Operations per transaction (etcd's --max-txn-ops; default ${DEFAULT-VALUE}).")
+        int batch;
+
+        @Option(names = "--concurrency", defaultValue = "8", paramLabel = "N", description = "Transactions in flight (default ${DEFAULT-VALUE}).")
+        int concurrency;
+
+        @Option(names = "--dry-run", description = "Read the source and plan the batches; write nothing.")
+        boolean dryRun;
+
+        @Option(names = "--lease-ttl", defaultValue = "3600", paramLabel = "SECONDS", description = "WAL source: TTL of re-granted leases (default ${DEFAULT-VALUE}).")
+        long leaseTtl;
+
+        @Option(names = "--cacert", paramLabel = "F")
+        Path cacert;
+
+        @Option(names = "--cert", paramLabel = "F")
+        Path cert;
+
+        @Option(names = "--key", paramLabel = "F")
+        Path key;
+
+        @Option(names = "--user", paramLabel = "U")
+        String user;
+
+        @Option(names = "--password-file", paramLabel = "F")
+        Path passwordFile;
+
+        MigrateOptions options() {
+            return new MigrateOptions(endpoints, prefix, batch, concurrency, dryRun, leaseTtl, cacert, cert, key, user, passwordFile);
+        }
+    }
+
+    static int migrate(CommandLine.Model.CommandSpec spec, KeySourceOpener open, MigrateOptions o) {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        String invalid = o.dryRun() && (o.endpoints() == null || o.endpoints().isEmpty()) ? null : o.validate();
+        if (invalid != null) {
+            err.println("walmigrate: " + invalid);
+            return ExitCode.USAGE.code();
+        }
+        try (KeySource src = open.open()) {
+            MigrationReport r = new Migrator(o, System.console() != null ? err : null).run(src);
+            out.printf("walmigrate: %s -> %s: %,d source key(s) in %,d batch(es): %,d written, %,d already present, %,d conflict(s), %,d too large, %,d lease(s) granted; %.1f s (%,.0f keys/s)%s%n",
+                    src.describe(), o.dryRun() ? "(dry run)" : String.join(",", o.endpoints()), r.sourceKeys(), r.batches(), r.written(),
+                    r.alreadyPresent(), r.conflictCount(), r.tooLarge().size(), r.leasesGranted(), r.seconds(), r.sourceKeys() / Math.max(r.seconds(), 1e-3),
+                    o.dryRun() ? "; nothing written" : "");
+            for (String c : r.conflicts()) out.println("  conflict (left as it is): " + c);
+            for (String t : r.tooLarge()) err.println("walmigrate: too large for any request: " + t);
+            for (String e : r.errors()) err.println("walmigrate: " + e);
+            if (!r.errors().isEmpty() || !r.tooLarge().isEmpty()) return ExitCode.FAILED.code();
+            return r.conflictCount() > 0 ? ExitCode.CONFLICTS.code() : ExitCode.OK.code();
+        } catch (IOException e) {
+            err.println("walmigrate: " + e.getMessage());
+            return ExitCode.UNREADABLE.code();
+        } catch (Exception e) {
+            err.println("walmigrate: " + e.getMessage());
+            return ExitCode.FAILED.code();
+        }
+    }
+
+    @FunctionalInterface
+    interface KeySourceOpener {
+        KeySource open() throws IOException;
+    }
+
+    @Command(name = "kine", mixinStandardHelpOptions = true, description = {"From kine's SQLite state.db (read from a private copy of db, -wal and -shm).",
+            "With --out-wal DIR instead of --endpoints: write DIR/wal, a v2 WAL in snapshot form, offline."})
+    static final class Kine implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--sqlite", required = true, paramLabel = "state.db")
+        Path sqlite;
+
+        @Option(names = "--out-wal", paramLabel = "DIR", description = "Write a v2 WAL (snapshot form) instead of migrating to etcd.")
+        Path outWal;
+
+        @Mixin
+        TargetMixin target;
+
+        @Override
+        public Integer call() {
+            if (outWal != null) {
+                try (KeySource src = KineSource.open(sqlite)) {
+                    long n = OfflineWal.write(src, outWal);
+                    spec.commandLine().getOut().printf("walmigrate: wrote %s/wal: %,d key(s) at revision %d%n", outWal, n, src.revision());
+                    return ExitCode.OK.code();
+                } catch (Exception e) {
+                    spec.commandLine().getErr().println("walmigrate: " + e.getMessage());
+                    return ExitCode.UNREADABLE.code();
+                }
+            }
+            return migrate(spec, () -> KineSource.open(sqlite), target.t.options());
+        }
+    }
+
+    @Command(name = "wal", mixinStandardHelpOptions = true, description = "From a WAL's live state (replayed); leases re-granted with --lease-ttl, old ID -> new ID.")
+    static final class FromWal implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--wal", required = true, paramLabel = "PATH")
+        Path wal;
+
+        @Mixin
+        TargetMixin target;
+
+        @Override
+        public Integer call() {
+            return migrate(spec, () -> WalSource.open(wal), target.t.options());
+        }
+    }
+
+    @Command(name = "verify", mixinStandardHelpOptions = true, description = "Compare the source's live set with the target: counts, missing, extra, different (by value hash). Exit 0 only when equal.")
+    static final class Verify implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Source source;
+
+        static final class Source {
+            @Option(names = "--sqlite", paramLabel = "state.db")
+            Path sqlite;
+
+            @Option(names = "--wal", paramLabel = "PATH")
+            Path wal;
+        }
+
+        @Mixin
+        TargetMixin target;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            MigrateOptions o = target.t.options();
+            String invalid = o.validate();
+            if (invalid != null) {
+                err.println("walmigrate: " + invalid);
+                return ExitCode.USAGE.code();
+            }
+            try (KeySource src = source.sqlite != null ? KineSource.open(source.sqlite) : WalSource.open(source.wal)) {
+                Comparison c = Comparison.run(src, o);
+                out.printf("walmigrate verify: source %,d key(s), target %,d key(s): %,d same, %,d missing, %,d extra, %,d different%n",
+                        c.sourceKeys, c.targetKeys, c.same, c.missingCount, c.extraCount, c.differentCount);
+                for (String k : c.missing) out.println("  missing: " + k);
+                for (String k : c.extra) out.println("  extra: " + k);
+                for (String k : c.different) out.println("  different: " + k);
+                out.println(c.equal() ? "equal" : "NOT equal");
+                return c.equal() ? ExitCode.OK.code() : ExitCode.CONFLICTS.code();
+            } catch (IOException e) {
+                err.println("walmigrate: " + e.getMessage());
+                return ExitCode.UNREADABLE.code();
+            } catch (Exception e) {
+                err.println("walmigrate: " + e.getMessage());
+                return ExitCode.FAILED.code();
+            }
+        }
+    }
+
+    /** The target options, shared by the subcommands as a mixin. */
+    static final class TargetMixin {
+        @ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Target:%n")
+        Target t = new Target();
+    }
+
+    static List<String> split(String s) {
+        return Arrays.asList(s.split(","));
     }
 }

@@ -1,0 +1,147 @@
+package dev.walkit.migrate;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code walmigrate verify}: the source's live set against the target, merged as two key-ordered
+ * streams (the target read in pages): counts, missing, extra and different (by value hash).
+ */
+public final class Comparison {
+    private static final int PAGE = 1000;
+
+    public long sourceKeys;
+    public long targetKeys;
+    public long same;
+    public final List<String> missing = new ArrayList<>();
+    public final List<String> extra = new ArrayList<>();
+    public final List<String> different = new ArrayList<>();
+    public long missingCount;
+    public long extraCount;
+    public long differentCount;
+
+    public boolean equal() {
+        return missingCount == 0 && extraCount == 0 && differentCount == 0;
+    }
+
+    public static Comparison run(KeySource source, MigrateOptions o) throws Exception {
+        Comparison c = new Comparison();
+        byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
+        try (Client client = EtcdClients.build(o)) {
+            Iterator<KeyValue> target = new TargetScan(client, prefix);
+            SourceKey s = nextSource(source, prefix);
+            KeyValue t = target.hasNext() ? target.next() : null;
+            while (s != null || t != null) {
+                int cmp = s == null ? 1 : t == null ? -1 : Arrays.compareUnsigned(s.key(), t.getKey().getBytes());
+                if (cmp < 0) {
+                    c.sourceKeys++;
+                    c.missingCount++;
+                    add(c.missing, s.key());
+                    s = nextSource(source, prefix);
+                } else if (cmp > 0) {
+                    c.targetKeys++;
+                    c.extraCount++;
+                    add(c.extra, t.getKey().getBytes());
+                    t = target.hasNext() ? target.next() : null;
+                } else {
+                    c.sourceKeys++;
+                    c.targetKeys++;
+                    if (Arrays.equals(sha256(s.value()), sha256(t.getValue().getBytes()))) {
+                        c.same++;
+                    } else {
+                        c.differentCount++;
+                        add(c.different, s.key());
+                    }
+                    s = nextSource(source, prefix);
+                    t = target.hasNext() ? target.next() : null;
+                }
+            }
+        }
+        return c;
+    }
+
+    private static void add(List<String> l, byte[] key) {
+        if (l.size() < MigrationReport.MAX_LISTED) l.add(new String(key, StandardCharsets.UTF_8));
+    }
+
+    private static SourceKey nextSource(KeySource s, byte[] prefix) {
+        while (s.hasNext()) {
+            SourceKey k = s.next();
+            if (Migrator.startsWith(k.key(), prefix)) return k;
+        }
+        return null;
+    }
+
+    static byte[] sha256(byte[] v) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(v);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The target's keys under the prefix, ascending, a page at a time. */
+    static final class TargetScan implements Iterator<KeyValue> {
+        private final Client client;
+        private final byte[] end;
+        private byte[] from;
+        private List<KeyValue> page = List.of();
+        private int i;
+        private boolean more = true;
+
+        TargetScan(Client client, byte[] prefix) {
+            this.client = client;
+            this.from = prefix;
+            this.end = prefixEnd(prefix);
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (i < page.size()) return true;
+            if (!more) return false;
+            try {
+                GetOption opt = GetOption.builder().withRange(ByteSequence.from(end)).withLimit(PAGE)
+                        .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND).build();
+                GetResponse r = client.getKVClient().get(ByteSequence.from(from), opt).get(60, TimeUnit.SECONDS);
+                page = r.getKvs();
+                i = 0;
+                more = r.isMore();
+                if (!page.isEmpty()) {
+                    byte[] last = page.get(page.size() - 1).getKey().getBytes();
+                    from = Arrays.copyOf(last, last.length + 1); // the next key after the last
+                }
+                return !page.isEmpty();
+            } catch (Exception e) {
+                throw new IllegalStateException("reading the target failed: " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public KeyValue next() {
+            return page.get(i++);
+        }
+
+        /** The range end of a prefix: etcd's convention ("\0" for all keys). */
+        static byte[] prefixEnd(byte[] prefix) {
+            byte[] end = Arrays.copyOf(prefix, prefix.length);
+            for (int j = end.length - 1; j >= 0; j--) {
+                if (end[j] != (byte) 0xFF) {
+                    end[j]++;
+                    return Arrays.copyOf(end, j + 1);
+                }
+            }
+            return new byte[] {0};
+        }
+    }
+}

@@ -1,0 +1,155 @@
+package dev.walkit.migrate;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Comparator;
+import java.util.NoSuchElementException;
+import java.util.stream.Stream;
+
+/**
+ * The live set of kine's SQLite {@code state.db}, streamed in key order (kine's facts, from its source):
+ * the row with the greatest {@code id} per {@code name} is the key's latest, live when its
+ * {@code deleted = 0}; names are read as bytes ({@code CAST(name AS BLOB)}: before v0.16.3 kine
+ * declared {@code name INTEGER}); {@code compact_rev_key}, {@code compact_rev_key_apiserver} and
+ * {@code gap-*} rows are kine's own, not data; {@code lease} is a TTL in seconds.
+ *
+ * <p>kine runs SQLite in WAL journal mode, so committed rows may live only in {@code state.db-wal}:
+ * the source files (db, -wal, -shm) are copied to a private temp directory and only the copy is
+ * opened. The source files are never written.
+ */
+public final class KineSource implements KeySource {
+    /**
+     * One pass: the greatest id per name (as bytes), joined back by primary key. kine keeps no
+     * version; a migrated key gets the target's own, and an offline WAL gets version 1.
+     */
+    static final String LIVE_SET = """
+            SELECT CAST(k.name AS BLOB) AS kname, k.value, k.lease, k.create_revision, k.id
+            FROM kine k
+            JOIN (SELECT MAX(id) AS maxid FROM kine GROUP BY CAST(name AS BLOB)) m ON k.id = m.maxid
+            WHERE k.deleted = 0
+            ORDER BY kname
+            """;
+
+    private final Path copyDir;
+    private final Connection db;
+    private final PreparedStatement st;
+    private final ResultSet rows;
+    private final String describe;
+    private final long revision;
+    private SourceKey next;
+
+    private KineSource(Path source, Path copyDir, Connection db) throws SQLException {
+        this.copyDir = copyDir;
+        this.db = db;
+        this.describe = "kine " + source;
+        try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT COALESCE(MAX(id), 0) FROM kine")) {
+            this.revision = r.next() ? r.getLong(1) : 0;
+        }
+        this.st = db.prepareStatement(LIVE_SET);
+        this.rows = st.executeQuery();
+        advance();
+    }
+
+    /** Copies {@code stateDb} (and its -wal and -shm) privately and opens the copy. */
+    public static KineSource open(Path stateDb) throws IOException {
+        if (!Files.isRegularFile(stateDb)) throw new IOException(stateDb + ": no such SQLite file");
+        Path dir = Files.createTempDirectory("walmigrate-kine-");
+        try {
+            Path copy = dir.resolve("state.db");
+            Files.copy(stateDb, copy, StandardCopyOption.COPY_ATTRIBUTES);
+            for (String suffix : new String[] {"-wal", "-shm"}) {
+                Path side = stateDb.resolveSibling(stateDb.getFileName() + suffix);
+                if (Files.exists(side)) Files.copy(side, dir.resolve("state.db" + suffix));
+            }
+            Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy);
+            return new KineSource(stateDb, dir, c);
+        } catch (SQLException e) {
+            deleteTree(dir);
+            throw new IOException(stateDb + ": not a kine database: " + e.getMessage(), e);
+        } catch (IOException e) {
+            deleteTree(dir);
+            throw e;
+        }
+    }
+
+    /** kine's own rows: not data. */
+    static boolean internal(byte[] name) {
+        String s = new String(name, StandardCharsets.UTF_8);
+        return s.equals("compact_rev_key") || s.equals("compact_rev_key_apiserver") || s.startsWith("gap-");
+    }
+
+    private void advance() throws SQLException {
+        next = null;
+        while (rows.next()) {
+            byte[] name = rows.getBytes(1);
+            if (name == null || internal(name)) continue;
+            byte[] value = rows.getBytes(2);
+            long id = rows.getLong(5);
+            long create = rows.getLong(4);
+            next = new SourceKey(name, value == null ? new byte[0] : value, create == 0 ? id : create, id, 1, rows.getLong(3));
+            return;
+        }
+    }
+
+    @Override
+    public boolean hasNext() {
+        return next != null;
+    }
+
+    @Override
+    public SourceKey next() {
+        if (next == null) throw new NoSuchElementException();
+        SourceKey k = next;
+        try {
+            advance();
+        } catch (SQLException e) {
+            throw new IllegalStateException(describe + ": read failed: " + e.getMessage(), e);
+        }
+        return k;
+    }
+
+    @Override
+    public String describe() {
+        return describe;
+    }
+
+    @Override
+    public long revision() {
+        return revision;
+    }
+
+    @Override
+    public boolean leaseIsTtl() {
+        return true;
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            rows.close();
+            st.close();
+            db.close();
+        } catch (SQLException e) {
+            throw new IOException(describe + ": close failed: " + e.getMessage(), e);
+        } finally {
+            deleteTree(copyDir);
+        }
+    }
+
+    static void deleteTree(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temp copy left behind is harmless
+        }
+    }
+}

@@ -1,0 +1,267 @@
+package dev.walkit.migrate;
+
+import dev.walkit.cli.Cli;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.WalFile;
+import dev.walkit.format.replay.KeyState;
+import dev.walkit.format.replay.Replay;
+import dev.walkit.format.replay.Replayer;
+import dev.walkit.testdata.K8sWalGenerator;
+import dev.walkit.testdata.KineDbGenerator;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** walmigrate against a real etcd on loopback, from real SQLite files written with kine's schema. */
+class WalMigrateTest {
+    @TempDir
+    static Path shared;
+
+    private static EtcdCluster etcd;
+    private static int prefixCounter;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void startEtcd() throws Exception {
+        etcd = EtcdCluster.start(shared.resolve("single"), 1);
+    }
+
+    @AfterAll
+    static void stopEtcd() throws Exception {
+        if (etcd != null) etcd.close();
+    }
+
+    record Run(int exit, String out, String err) {
+    }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Cli.run(new WalMigrate(), new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    /** Every test migrates under its own prefix so that they share one etcd. */
+    static String prefix() {
+        return "/t" + (++prefixCounter);
+    }
+
+    static Map<String, KeyValue> target(String endpoints, String prefix) throws Exception {
+        try (Client c = Client.builder().endpoints(endpoints.split(",")).build()) {
+            List<KeyValue> kvs = c.getKVClient().get(ByteSequence.from(prefix, StandardCharsets.UTF_8),
+                    GetOption.builder().isPrefix(true).build()).get(30, TimeUnit.SECONDS).getKvs();
+            Map<String, KeyValue> out = new TreeMap<>();
+            for (KeyValue kv : kvs) out.put(kv.getKey().toString(StandardCharsets.UTF_8), kv);
+            return out;
+        }
+    }
+
+    /** A kine DB whose keys all live under {@code prefix} (the generator's /registry keys, prefixed). */
+    static Path kine(Path dir, String prefix, KineDbGenerator.Options o, Map<String, KineDbGenerator.Live> expected) throws Exception {
+        KineDbGenerator g = new KineDbGenerator(o.withPrefix(prefix));
+        Path db = dir.resolve("state.db");
+        g.write(db);
+        g.live().forEach((k, v) -> expected.put(k.substring(prefix.length()), v));
+        return db;
+    }
+
+    static void assertMigrated(Map<String, KineDbGenerator.Live> expected, String prefix) throws Exception {
+        Map<String, KeyValue> got = target(etcd.endpoints(), prefix);
+        assertEquals(expected.size(), got.size(), "key count");
+        for (var e : expected.entrySet()) {
+            KeyValue kv = got.get(prefix + e.getKey());
+            assertTrue(kv != null, "missing " + e.getKey());
+            assertArrayEquals(e.getValue().value(), kv.getValue().getBytes(), e.getKey());
+            assertEquals(1, kv.getVersion(), "written once: " + e.getKey());
+            assertEquals(e.getValue().lease() != 0, kv.getLease() != 0, "lease attached: " + e.getKey());
+        }
+    }
+
+    @Test
+    void kineToEtcdThenVerifyAndRerunIsANoOp() throws Exception {
+        String p = prefix();
+        Map<String, KineDbGenerator.Live> want = new TreeMap<>();
+        Path db = kine(dir, p, KineDbGenerator.Options.of(1, 3000), want);
+        byte[] before = Files.readAllBytes(db);
+        Run r = run("kine", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p, "--batch", "50");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertMigrated(want, p);
+        assertArrayEquals(before, Files.readAllBytes(db), "the source is never written");
+        Run again = run("kine", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p);
+        assertEquals(0, again.exit(), again.out() + again.err());
+        assertTrue(again.out().contains(" 0 written, " + String.format("%,d", want.size()) + " already present"), again.out());
+        assertMigrated(want, p);
+        Run v = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p);
+        assertEquals(0, v.exit(), v.out());
+        assertTrue(v.out().contains("equal"), v.out());
+        // One lease per distinct TTL: the events carry 3600 or 600.
+        Map<String, KeyValue> got = target(etcd.endpoints(), p);
+        assertEquals(2, got.values().stream().map(KeyValue::getLease).filter(l -> l != 0).distinct().count());
+    }
+
+    @Test
+    void oldKineVariantsAndRowsOnlyInTheWalFile() throws Exception {
+        String p = prefix();
+        Map<String, KineDbGenerator.Live> want = new TreeMap<>();
+        Path db = kine(dir, p, new KineDbGenerator.Options(2, 1500, true, true, 300, 0, ""), want);
+        assertTrue(Files.exists(dir.resolve("state.db-wal")), "the generator left rows in state.db-wal");
+        Run r = run("kine", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p);
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertMigrated(want, p);
+    }
+
+    @Test
+    void conflictsAreNeverOverwritten() throws Exception {
+        String p = prefix();
+        Map<String, KineDbGenerator.Live> want = new TreeMap<>();
+        Path db = kine(dir, p, KineDbGenerator.Options.of(3, 400), want);
+        List<String> keys = List.copyOf(want.keySet());
+        try (Client c = Client.builder().endpoints(etcd.endpoints()).build()) {
+            c.getKVClient().put(ByteSequence.from(p + keys.get(0), StandardCharsets.UTF_8), ByteSequence.from(want.get(keys.get(0)).value())).get();
+            c.getKVClient().put(ByteSequence.from(p + keys.get(5), StandardCharsets.UTF_8), ByteSequence.from("theirs", StandardCharsets.UTF_8)).get();
+        }
+        Run r = run("kine", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p);
+        assertEquals(1, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("1 already present, 1 conflict(s)"), r.out());
+        assertTrue(r.out().contains("conflict (left as it is): " + p + keys.get(5)), r.out());
+        Map<String, KeyValue> got = target(etcd.endpoints(), p);
+        assertEquals("theirs", got.get(p + keys.get(5)).getValue().toString(StandardCharsets.UTF_8));
+        assertEquals(want.size(), got.size());
+        Run v = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p);
+        assertEquals(1, v.exit());
+        assertTrue(v.out().contains("1 different") && v.out().contains("different: " + p + keys.get(5)), v.out());
+    }
+
+    @Test
+    void killedMidRunThenRerunCompletesWritingNothingTwice() throws Exception {
+        String p = prefix();
+        Map<String, KineDbGenerator.Live> want = new TreeMap<>();
+        Path db = kine(dir, p, KineDbGenerator.Options.of(4, 20000), want);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process proc = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), WalMigrate.class.getName(), "kine", "--sqlite",
+                db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p, "--batch", "16", "--concurrency", "2")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        // Kill it once some keys are in.
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline && proc.isAlive() && target(etcd.endpoints(), p).size() < 200) Thread.sleep(50);
+        proc.destroyForcibly().waitFor();
+        int partial = target(etcd.endpoints(), p).size();
+        Run r = run("kine", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p);
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertMigrated(want, p); // every key at version 1: nothing written twice
+        assertTrue(partial > 0, "the first run was killed after writing some keys (" + partial + ")");
+    }
+
+    @Test
+    void walSourceReGrantsLeases() throws Exception {
+        String p = prefix();
+        Path wal = dir.resolve("wal");
+        new K8sWalGenerator(K8sWalGenerator.Options.of(6, 256 << 10)).write(wal);
+        // Prefix every key: migrate then compare on the prefixed names.
+        Run r = run("wal", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--lease-ttl", "900", "--prefix", "/registry/");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        Map<String, KeyValue> got = target(etcd.endpoints(), "/registry/");
+        try (WalFile f = WalFile.open(wal, ReaderOptions.defaults().maxRecLen())) {
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            assertEquals(s.keys().liveCount(), got.size());
+            Map<Long, Set<Long>> oldToNew = new HashMap<>();
+            for (KeyState k : s.keys().sortedLive()) {
+                KeyValue kv = got.get(new String(k.key(), StandardCharsets.UTF_8));
+                assertArrayEquals(f.read(k.valueOffset(), k.valueLength()), kv.getValue().getBytes());
+                if (k.lease() != 0) oldToNew.computeIfAbsent(k.lease(), x -> new java.util.HashSet<>()).add(kv.getLease());
+                else assertEquals(0, kv.getLease());
+            }
+            assertTrue(oldToNew.values().stream().allMatch(n -> n.size() == 1), "one new lease per old lease ID");
+        }
+        Run v = run("verify", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/registry/");
+        assertEquals(0, v.exit(), v.out());
+        assertTrue(p.startsWith("/t"));
+    }
+
+    @Test
+    void offlineWalFromKine() throws Exception {
+        Map<String, KineDbGenerator.Live> want = new TreeMap<>();
+        KineDbGenerator g = new KineDbGenerator(KineDbGenerator.Options.of(7, 800));
+        Path db = dir.resolve("state.db");
+        g.write(db);
+        want.putAll(g.live());
+        Path out = dir.resolve("out");
+        Run r = run("kine", "--sqlite", db.toString(), "--out-wal", out.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        try (WalFile f = WalFile.open(out.resolve("wal"), ReaderOptions.defaults().maxRecLen())) {
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            assertEquals(List.of(), s.damage());
+            assertEquals(Map.of(), s.findingCounts());
+            assertEquals(g.revision(), s.compactRevision());
+            assertEquals(want.size(), s.keys().liveCount());
+            for (KeyState k : s.keys().sortedLive()) {
+                KineDbGenerator.Live l = want.get(new String(k.key(), StandardCharsets.UTF_8));
+                assertArrayEquals(l.value(), f.read(k.valueOffset(), k.valueLength()));
+                assertEquals(l.lease(), k.lease());
+            }
+        }
+    }
+
+    @Test
+    void aValueTooLargeForAnyRequestIsReported() throws Exception {
+        String p = prefix();
+        Map<String, KineDbGenerator.Live> want = new TreeMap<>();
+        Path db = kine(dir, p, new KineDbGenerator.Options(8, 100, false, false, 0, 2 << 20, ""), want);
+        Run r = run("kine", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p);
+        assertEquals(5, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains("too large for any request: " + p + "/registry/configmaps/kube-system/huge"), r.err());
+        want.remove("/registry/configmaps/kube-system/huge");
+        assertMigrated(want, p);
+    }
+
+    @Test
+    void threeMembersOneStoppedMidMigration() throws Exception {
+        try (EtcdCluster three = EtcdCluster.start(dir.resolve("three"), 3)) {
+            Map<String, KineDbGenerator.Live> want = new TreeMap<>();
+            Path db = kine(Files.createDirectories(dir.resolve("k")), "/c", KineDbGenerator.Options.of(9, 6000), want);
+            Thread killer = new Thread(() -> {
+                try {
+                    long deadline = System.nanoTime() + 30_000_000_000L;
+                    while (System.nanoTime() < deadline && target(three.endpoints(), "/c").size() < 100) Thread.sleep(20);
+                    three.kill(2);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            killer.start();
+            Run r = run("kine", "--sqlite", db.toString(), "--endpoints", three.endpoints(), "--prefix", "/c", "--batch", "32", "--concurrency", "4");
+            killer.join();
+            assertEquals(0, r.exit(), r.out() + r.err());
+            String alive = String.join(",", three.clientUrls().subList(0, 2));
+            Map<String, KeyValue> got = target(alive, "/c");
+            assertEquals(want.size(), got.size());
+            for (var e : want.entrySet()) assertArrayEquals(e.getValue().value(), got.get("/c" + e.getKey()).getValue().getBytes());
+            assertEquals(0, run("verify", "--sqlite", db.toString(), "--endpoints", alive, "--prefix", "/c").exit());
+        }
+        assertTrue(Arrays.asList(1, 2).contains(2));
+    }
+}
