@@ -15,7 +15,6 @@ public enum ExitCode {
     UNREADABLE(4, "input unreadable or not a WAL"),
     /** walmigrate: some keys could not be written (too large for any request, or the target kept failing). */
     FAILED(5, "walmigrate: some keys could not be written (too large for a request, or the target kept failing)"),
-    NOT_IMPLEMENTED(69, "this command is not implemented yet"),
     SOFTWARE(70, "internal error (a bug: please report it with the command line)");
 
     private final int code;
@@ -37,7 +36,7 @@ public enum ExitCode {
     /** The table for picocli's exit-code list: code to meaning, in order. */
     public static java.util.Map<String, String> helpLines() {
         java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
-        for (ExitCode e : values()) out.put(String.format("%3d", e.code), e.meaning);
+        for (ExitCode e : values()) out.merge(String.format("%3d", e.code), e.meaning, (a, b) -> a + "; " + b);
         return out;
     }
 }
