@@ -50,6 +50,7 @@ public final class KineDbGenerator {
     private final TreeMap<String, Live> live = new TreeMap<>();
     private final TreeMap<String, long[]> ids = new TreeMap<>(); // name -> {create id, last id}
     private final List<String> names = new ArrayList<>();
+    private final java.util.Set<String> known = new java.util.HashSet<>();
     private long id;
 
     public KineDbGenerator(Options o) {
@@ -96,6 +97,8 @@ public final class KineDbGenerator {
             }
             for (int i = 0; i < o.walOnlySteps(); i++) step(c);
             c.commit();
+            insertRow.close();
+            insertRow = null;
             // Copy while the writer holds the database: the last steps exist only in the -wal file.
             Files.copy(wdb, db);
             for (String suffix : new String[] {"-wal", "-shm"}) {
@@ -115,10 +118,10 @@ public final class KineDbGenerator {
         int dice = rnd.nextInt(100);
         if (dice < 50 || names.isEmpty()) {
             String name = o.prefix() + switch (rnd.nextInt(4)) {
-                case 0 -> "/registry/configmaps/ns" + rnd.nextInt(4) + "/cm-" + rnd.nextInt(2000);
+                case 0 -> "/registry/configmaps/ns" + rnd.nextInt(4) + "/cm-" + rnd.nextInt(20000);
                 case 1 -> "/registry/events/default/pod-" + rnd.nextInt(5000) + ".e" + rnd.nextInt(99);
                 case 2 -> "/registry/leases/kube-node-lease/node-" + rnd.nextInt(50);
-                default -> "/registry/pods/default/p-" + rnd.nextInt(3000);
+                default -> "/registry/pods/default/p-" + rnd.nextInt(30000);
             };
             long lease = name.startsWith(o.prefix() + "/registry/events/") ? (rnd.nextBoolean() ? 3600 : 600) : 0;
             put(c, name, ("{\"v\":" + rnd.nextInt(1_000_000) + ",\"pad\":\"" + "x".repeat(rnd.nextInt(400)) + "\"}").getBytes(StandardCharsets.UTF_8), lease);
@@ -144,7 +147,7 @@ public final class KineDbGenerator {
         long newId = insert(c, name, create ? 1 : 0, 0, createRev, prevRev, lease, value, create ? null : prev.value());
         if (create) {
             ids.put(name, new long[] {newId, newId});
-            if (!names.contains(name)) names.add(name);
+            if (known.add(name)) names.add(name);
         } else {
             r[1] = newId;
         }
@@ -158,10 +161,15 @@ public final class KineDbGenerator {
         r[1] = newId; // a later put creates it again, with this row as its prev_revision
     }
 
+    private PreparedStatement insertRow;
+
     private long insert(Connection c, String name, int created, int deleted, long createRev, long prevRev, long lease, byte[] value, byte[] old)
             throws SQLException {
-        try (PreparedStatement p = c.prepareStatement(
-                "INSERT INTO kine(name, created, deleted, create_revision, prev_revision, lease, value, old_value) VALUES (?,?,?,?,?,?,?,?)")) {
+        if (insertRow == null) {
+            insertRow = c.prepareStatement("INSERT INTO kine(name, created, deleted, create_revision, prev_revision, lease, value, old_value) VALUES (?,?,?,?,?,?,?,?)");
+        }
+        PreparedStatement p = insertRow;
+        {
             p.setString(1, name);
             p.setInt(2, created);
             p.setInt(3, deleted);

@@ -25,9 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.LongConsumer;
 
@@ -87,9 +85,7 @@ public final class LogIndex implements Closeable {
     private final WalFile file;
     private final WalFormat format;
     private final Replayer state;
-    private final TreeMap<String, History> histories;
-    /** Hashed while loading (one lookup per record); sorted into {@link #histories} once loaded. */
-    private final HashMap<String, History> loading = new HashMap<>();
+    private final TreeMap<String, History> histories = new TreeMap<>();
     private long[] txnRevisions = new long[64];
     private long[] txnOffsets = new long[64];
     private int[] txnRecords = new int[64];
@@ -108,17 +104,18 @@ public final class LogIndex implements Closeable {
         long[] nextReport = {step};
         Replay.Result res = Replay.run(file, ro, Replayer.Options.defaults(), new Replayer.Listener() {
             @Override
-            public void applied(Transaction txn, KeyIndex keys) {
-                for (WalEntry e : txn.entries()) {
-                    if (e.isSnapshot() && e.key().length == 0) continue;
-                    String k = new String(e.key(), StandardCharsets.UTF_8);
-                    History h = loading.get(k);
-                    if (h == null) {
-                        h = new History();
-                        loading.put(k, h);
-                    }
-                    h.add(e.offset(), e.revision(), e.isDelete());
+            public void recordApplied(WalEntry e, KeyState state) {
+                // The history rides on the replayer's own key state: no second map, no string per record.
+                History h = (History) state.attachment();
+                if (h == null) {
+                    h = new History();
+                    state.attach(h);
                 }
+                h.add(e.offset(), e.revision(), e.isDelete());
+            }
+
+            @Override
+            public void applied(Transaction txn, KeyIndex keys) {
                 if (!txn.isSnapshot()) addTxn(txn);
             }
 
@@ -136,11 +133,13 @@ public final class LogIndex implements Closeable {
             }
         });
         loc.end();
-        this.histories = new TreeMap<>(loading);
-        loading.clear();
         this.records = loc.records();
         this.format = res.format();
         this.state = res.state();
+        state.keys().forEach(k -> {
+            if (k.attachment() instanceof History h) histories.put(new String(k.key(), StandardCharsets.UTF_8), h);
+            k.attach(null);
+        });
         for (Finding f : state.findings()) {
             if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) {
                 dropped.add(new Dropped(f.offset(), f.revision(), keysIn(f.offset(), f.offset() + f.length()), f.detail()));

@@ -58,6 +58,11 @@ public final class KeyIndex {
         return map.size() - live;
     }
 
+    /** Every key ever seen (live and tombstoned), in no order: no sort. */
+    public void forEach(java.util.function.Consumer<KeyState> action) {
+        map.values().forEach(action);
+    }
+
     /** Every key ever seen (live and tombstoned), in byte order. */
     public List<KeyState> sorted() {
         List<KeyState> all = new ArrayList<>(map.values());

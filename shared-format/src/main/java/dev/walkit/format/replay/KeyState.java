@@ -15,6 +15,7 @@ public final class KeyState {
     long valueOffset;
     int valueLength;
     long recordOffset;
+    private Object attachment;
 
     KeyState(byte[] key) {
         this.key = key;
@@ -51,6 +52,15 @@ public final class KeyState {
 
     public int valueLength() {
         return valueLength;
+    }
+
+    /** Whatever a tool keeps per key (waldoctor: its history), so it needs no map of its own. */
+    public Object attachment() {
+        return attachment;
+    }
+
+    public void attach(Object o) {
+        this.attachment = o;
     }
 
     /** File offset of the record that set this state. */

@@ -31,6 +31,10 @@ public final class Replayer implements TransactionGrouper.Sink {
         default void applied(Transaction txn, KeyIndex keys) {
         }
 
+        /** Each record as it is applied, with the key's state it left (no lookup needed to find it). */
+        default void recordApplied(WalEntry e, KeyState state) {
+        }
+
         /** {@code why} in words; the finding, when the drop is one, went to {@link Replayer#findings()}. */
         default void dropped(Transaction txn, String why) {
         }
@@ -180,6 +184,7 @@ public final class Replayer implements TransactionGrouper.Sink {
         snapshotPresent++;
         KeyState s = keys.getOrCreate(e.key());
         set(s, e, e.createRevision(), e.version());
+        listener.recordApplied(e, s);
         if (snapshotMarkerOffset < 0) revision = Math.max(revision, e.revision());
         records++;
         transactions++;
@@ -214,12 +219,14 @@ public final class Replayer implements TransactionGrouper.Sink {
             s.recordOffset = e.offset();
             s.valueOffset = 0;
             s.valueLength = 0;
+            listener.recordApplied(e, s);
             return;
         }
         long expectCreate = s.live ? s.createRevision : e.revision();
         long expectVersion = s.live ? s.version + 1 : 1;
         if (options.deriveVersions) {
             set(s, e, expectCreate, expectVersion);
+            listener.recordApplied(e, s);
             return;
         }
         if (e.createRevision() != expectCreate || e.version() != expectVersion) {
@@ -228,6 +235,7 @@ public final class Replayer implements TransactionGrouper.Sink {
                             + expectCreate + ", " + expectVersion));
         }
         set(s, e, e.createRevision(), e.version());
+        listener.recordApplied(e, s);
     }
 
     private void set(KeyState s, WalEntry e, long createRevision, long version) {
