@@ -100,14 +100,10 @@ public final class KvFields {
     }
 
     public byte[] key(ByteBuffer buf) {
-        byte[] k = new byte[keyLength];
-        buf.get(keyStart, k);
-        return k;
+        return Bytes.copy(buf, keyStart, keyLength);
     }
 
     public byte[] value(ByteBuffer buf) {
-        byte[] k = new byte[valueLength];
-        buf.get(valueStart, k);
-        return k;
+        return Bytes.copy(buf, valueStart, valueLength);
     }
 }

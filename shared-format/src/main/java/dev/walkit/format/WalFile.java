@@ -138,11 +138,8 @@ public final class WalFile implements Closeable {
 
     /** Copies {@code length} bytes from {@code offset} (values read back by offset), without moving the window. */
     public byte[] read(long offset, int length) {
+        if (offset >= windowStart && offset + length <= windowEnd) return Bytes.copy(window, (int) (offset - windowStart), length);
         byte[] out = new byte[length];
-        if (offset >= windowStart && offset + length <= windowEnd) {
-            window.get((int) (offset - windowStart), out);
-            return out;
-        }
         ByteBuffer b = ByteBuffer.wrap(out);
         long pos = offset;
         try {
@@ -155,6 +152,25 @@ public final class WalFile implements Closeable {
             throw new UncheckedIOException(new IOException(path + ": read of " + length + " bytes at offset " + offset + " failed: " + e.getMessage(), e));
         }
         return out;
+    }
+
+    /**
+     * Copies {@code length} bytes from {@code offset} through the window, moving it: for reads in
+     * ascending offset order after a scan (values read back in file order), one large read per window
+     * instead of a system call per value. Not while a reader is using the window.
+     */
+    public byte[] readThrough(long offset, int length) {
+        if (length > maxFrame) return read(offset, length);
+        return Bytes.copy(bufferAt(offset, length), indexIn(offset), length);
+    }
+
+    /** Appends bytes [offset, offset+length) to {@code out}: from the window without a copy in between, when they are in it. */
+    public void copyTo(long offset, int length, WalWriter out) throws IOException {
+        if (offset >= windowStart && offset + length <= windowEnd) {
+            out.appendRaw(window, (int) (offset - windowStart), length);
+        } else {
+            out.appendRaw(read(offset, length));
+        }
     }
 
     /** Updates {@code crc} with bytes [from, to) of the file, without moving the window. */

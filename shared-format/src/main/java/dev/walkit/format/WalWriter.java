@@ -46,12 +46,26 @@ public final class WalWriter implements Closeable {
         return at;
     }
 
-    /** Appends bytes as they are (a record copied byte-exact from another log). */
+    /** Appends bytes as they are (a record copied byte-exact from another log); returns its file offset. */
     public long appendRaw(byte[] record) throws IOException {
-        flush();
-        long at = written;
-        ByteBuffer b = ByteBuffer.wrap(record);
-        while (b.hasRemaining()) written += channel.write(b);
+        if (buf.remaining() < record.length) {
+            flush();
+            if (buf.capacity() < record.length) buf = ByteBuffer.allocateDirect(record.length).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        long at = written + buf.position();
+        buf.put(record);
+        return at;
+    }
+
+    /** Appends {@code length} bytes of {@code src} at {@code index} as they are; returns their file offset. */
+    public long appendRaw(ByteBuffer src, int index, int length) throws IOException {
+        if (buf.remaining() < length) {
+            flush();
+            if (buf.capacity() < length) buf = ByteBuffer.allocateDirect(length).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        long at = written + buf.position();
+        buf.put(buf.position(), src, index, length);
+        buf.position(buf.position() + length);
         return at;
     }
 

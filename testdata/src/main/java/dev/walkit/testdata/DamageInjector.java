@@ -53,9 +53,17 @@ public final class DamageInjector {
         return (int) records.get(i)[1];
     }
 
-    /** Damages record {@code i} (TORN_TAIL: the last record, whatever {@code i}). */
+    /** Damages record {@code i} of a copy of the clean log (TORN_TAIL: the last record, whatever {@code i}). */
     public Expected apply(Kind kind, int i, long seed) {
-        byte[] log = clean.clone();
+        return applyTo(clean.clone(), kind, i, seed);
+    }
+
+    /**
+     * Damages record {@code i} of {@code log}, a copy of the clean log that may already be damaged at
+     * records after {@code i} (apply several in descending record order: offsets before a damage do
+     * not move). Returns the damaged log, which may be {@code log} itself.
+     */
+    public Expected applyTo(byte[] log, Kind kind, int i, long seed) {
         ByteBuffer b = le(log);
         int at = (int) offset(i);
         int len = length(i);
@@ -64,7 +72,7 @@ public final class DamageInjector {
             case TORN_TAIL -> {
                 int last = records.size() - 1;
                 int cut = Math.max(1, length(last) / 3);
-                return new Expected(Arrays.copyOf(log, log.length - cut), DamageKind.TORN_TAIL, offset(last), length(last) - cut);
+                return new Expected(Arrays.copyOf(log, (int) (offset(last) + length(last)) - cut), DamageKind.TORN_TAIL, offset(last), length(last) - cut);
             }
             case CRC_MISMATCH -> {
                 log[at + RecordLayout.KV_OFFSET + recLen / 2] ^= 0x20;
@@ -101,6 +109,7 @@ public final class DamageInjector {
                 return new Expected(log, DamageKind.UNDECODABLE_PAYLOAD, at, len);
             }
             case CRC_RANGE_BUG -> {
+                if (log.length != clean.length) throw new IllegalArgumentException("crc range bug applies to the whole clean log");
                 for (long[] r : records) {
                     new RecordEncoder().writeCrc(b, (int) r[0], (int) r[1] - RecordLayout.OVERHEAD, CrcRange.PAYLOAD_ONLY);
                 }

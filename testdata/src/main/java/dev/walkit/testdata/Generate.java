@@ -51,11 +51,16 @@ public final class Generate implements Callable<Integer> {
             g.write(tmp);
             byte[] log = Files.readAllBytes(tmp);
             Files.delete(tmp);
-            for (String d : damage) {
-                String[] kr = d.split("@");
-                DamageInjector inj = new DamageInjector(log);
-                int rec = Math.min(Integer.parseInt(kr[1]), inj.recordCount() - 1);
-                DamageInjector.Expected e = inj.apply(DamageInjector.Kind.valueOf(kr[0].toUpperCase(java.util.Locale.ROOT)), rec, seed);
+            DamageInjector inj = new DamageInjector(log);
+            // Highest record first: a damage never moves the offsets of the records before it.
+            java.util.List<String[]> todo = new java.util.ArrayList<>();
+            for (String d : damage) todo.add(d.split("@"));
+            java.util.function.ToIntFunction<String[]> recordOf = kr -> kr[0].equalsIgnoreCase("torn_tail")
+                    ? inj.recordCount() - 1 : Math.min(Integer.parseInt(kr[1]), inj.recordCount() - 1);
+            todo.sort(java.util.Comparator.comparingInt(recordOf).reversed());
+            log = log.clone();
+            for (String[] kr : todo) {
+                DamageInjector.Expected e = inj.applyTo(log, DamageInjector.Kind.valueOf(kr[0].toUpperCase(java.util.Locale.ROOT)), recordOf.applyAsInt(kr), seed);
                 log = e.log();
                 System.err.printf("%s at offset %d, %d bytes%n", e.kind().label(), e.offset(), e.length());
             }

@@ -115,7 +115,7 @@ public final class Recovery {
                 r.compactRevision = s.compactRevision();
                 r.liveKeys = s.keys().liveCount();
                 r.leases = s.leases(o.leaseTtl());
-                r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::read);
+                r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readThrough);
                 if (o.dryRun()) return r;
 
                 if (history != null) {
@@ -308,10 +308,12 @@ public final class Recovery {
                 }
                 return;
             }
-            byte[] rec = in.read(e.offset(), (int) e.length());
-            if (e.crcRange() != CrcRange.STANDARD) {
-                encoder.writeCrc(ByteBuffer.wrap(rec).order(ByteOrder.LITTLE_ENDIAN), 0, rec.length - RecordLayout.OVERHEAD, CrcRange.STANDARD);
+            if (e.crcRange() == CrcRange.STANDARD) {
+                in.copyTo(e.offset(), (int) e.length(), out);
+                return;
             }
+            byte[] rec = in.read(e.offset(), (int) e.length());
+            encoder.writeCrc(ByteBuffer.wrap(rec).order(ByteOrder.LITTLE_ENDIAN), 0, rec.length - RecordLayout.OVERHEAD, CrcRange.STANDARD);
             out.appendRaw(rec);
         }
 
@@ -350,7 +352,7 @@ public final class Recovery {
             for (DamageKind k : new DamageKind[] {DamageKind.INCOMPLETE_TRANSACTION, DamageKind.REVISION_REGRESSION, DamageKind.TRUNCATED_SNAPSHOT}) {
                 if (s.findingCounts().containsKey(k)) problems.add(s.findingCounts().get(k) + " " + k.label());
             }
-            String digest = StateDigest.of(s.keys(), s.revision(), f::read);
+            String digest = StateDigest.of(s.keys(), s.revision(), f::readThrough);
             if (!digest.equals(r.stateDigest)) problems.add("state digest " + digest + " differs from the planned " + r.stateDigest);
             if (!problems.isEmpty()) {
                 throw new IOException("the recovery WAL did not verify (nothing was published): " + String.join("; ", problems));
