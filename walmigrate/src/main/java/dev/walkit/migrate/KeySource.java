@@ -2,7 +2,7 @@ package dev.walkit.migrate;
 
 import java.util.Iterator;
 
-/** The live keys of a source, streamed in ascending byte order of key. */
+/** The live keys of a source, streamed (in ascending byte order of key, unless opened unordered). */
 public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
     /** What the source is, for reports. */
     String describe();

@@ -34,10 +34,11 @@ public final class KineSource implements KeySource {
     static final String LIVE_SET = """
             SELECT CAST(k.name AS BLOB) AS kname, k.value, k.lease, k.create_revision, k.id
             FROM kine k
-            JOIN (SELECT MAX(id) AS maxid FROM kine GROUP BY CAST(name AS BLOB)) m ON k.id = m.maxid
+            JOIN (SELECT MAX(id) AS maxid FROM kine GROUP BY name) m ON k.id = m.maxid
             WHERE k.deleted = 0
-            ORDER BY kname
             """;
+    /** Grouping by {@code name} walks kine's (name, id) index; key order costs a sort, so only verify asks for it. */
+    static final String ORDERED = " ORDER BY kname";
 
     private final Path copyDir;
     private final Connection db;
@@ -47,20 +48,25 @@ public final class KineSource implements KeySource {
     private final long revision;
     private SourceKey next;
 
-    private KineSource(Path source, Path copyDir, Connection db) throws SQLException {
+    private KineSource(Path source, Path copyDir, Connection db, boolean ordered) throws SQLException {
         this.copyDir = copyDir;
         this.db = db;
         this.describe = "kine " + source;
         try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT COALESCE(MAX(id), 0) FROM kine")) {
             this.revision = r.next() ? r.getLong(1) : 0;
         }
-        this.st = db.prepareStatement(LIVE_SET);
+        this.st = db.prepareStatement(ordered ? LIVE_SET + ORDERED : LIVE_SET);
         this.rows = st.executeQuery();
         advance();
     }
 
-    /** Copies {@code stateDb} (and its -wal and -shm) privately and opens the copy. */
+    /** Copies {@code stateDb} (and its -wal and -shm) privately and opens the copy; keys in byte order. */
     public static KineSource open(Path stateDb) throws IOException {
+        return open(stateDb, true);
+    }
+
+    /** As {@link #open(Path)}; {@code ordered = false} streams the keys in kine's order (faster, for migration). */
+    public static KineSource open(Path stateDb, boolean ordered) throws IOException {
         if (!Files.isRegularFile(stateDb)) throw new IOException(stateDb + ": no such SQLite file");
         Path dir = Files.createTempDirectory("walmigrate-kine-");
         try {
@@ -71,7 +77,7 @@ public final class KineSource implements KeySource {
                 if (Files.exists(side)) Files.copy(side, dir.resolve("state.db" + suffix));
             }
             Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy);
-            return new KineSource(stateDb, dir, c);
+            return new KineSource(stateDb, dir, c, ordered);
         } catch (SQLException e) {
             deleteTree(dir);
             throw new IOException(stateDb + ": not a kine database: " + e.getMessage(), e);

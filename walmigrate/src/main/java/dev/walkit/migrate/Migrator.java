@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Moves a source's live keys into etcd without overwriting anything: each batch is one transaction
  * that puts its keys only if none of them exists ({@code CREATE(key) == 0} for every key). When the
- * compare fails, the Else branch's gets tell which keys exist: the same value is "already migrated",
+ * compare fails, a read-only transaction of gets tells which keys exist: the same value is "already migrated",
  * another value is a conflict (never overwritten, listed); the absent rest is retried as a new CAS
  * batch. So a rerun after a kill completes the job and writes nothing twice, with no marker keys.
  */
@@ -126,20 +126,27 @@ public final class Migrator {
         long retried = 0;
         int attempts = 0;
         while (!todo.isEmpty()) {
-            TxnResponse resp;
+            List<GetResponse> got;
             try {
                 Cmp[] cmps = new Cmp[todo.size()];
                 Op[] puts = new Op[todo.size()];
-                Op[] gets = new Op[todo.size()];
                 for (int i = 0; i < todo.size(); i++) {
                     SourceKey k = todo.get(i);
                     ByteSequence key = ByteSequence.from(k.key());
                     cmps[i] = new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
                     long lease = leases.forSource(k.lease());
                     puts[i] = Op.put(key, ByteSequence.from(k.value()), lease == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(lease).build());
-                    gets[i] = Op.get(key, GetOption.DEFAULT);
                 }
-                resp = kv.txn().If(cmps).Then(puts).Else(gets).commit().get(60, TimeUnit.SECONDS);
+                // No Else branch: the request goes into etcd's raft log, so it carries only the puts;
+                // when the compare fails, a read-only transaction (not logged) says which keys exist.
+                TxnResponse resp = kv.txn().If(cmps).Then(puts).commit().get(60, TimeUnit.SECONDS);
+                if (resp.isSucceeded()) {
+                    r.add(todo.size(), 0, retried);
+                    return;
+                }
+                Op[] gets = new Op[todo.size()];
+                for (int i = 0; i < todo.size(); i++) gets[i] = Op.get(ByteSequence.from(todo.get(i).key()), GetOption.DEFAULT);
+                got = kv.txn().Then(gets).commit().get(60, TimeUnit.SECONDS).getGetResponses();
             } catch (Exception e) {
                 if (++attempts >= MAX_ATTEMPTS) {
                     r.errors.add("a batch of " + todo.size() + " key(s) from " + new String(todo.get(0).key(), StandardCharsets.UTF_8)
@@ -150,13 +157,8 @@ public final class Migrator {
                 sleep(Math.min(2000, 50L << Math.min(attempts, 6)));
                 continue;
             }
-            if (resp.isSucceeded()) {
-                r.add(todo.size(), 0, retried);
-                return;
-            }
             List<SourceKey> absent = new ArrayList<>();
             long present = 0;
-            List<GetResponse> got = resp.getGetResponses();
             for (int i = 0; i < todo.size(); i++) {
                 SourceKey k = todo.get(i);
                 GetResponse g = got.get(i);

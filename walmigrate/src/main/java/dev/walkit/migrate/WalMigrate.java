@@ -138,7 +138,7 @@ public final class WalMigrate implements Callable<Integer> {
                     return ExitCode.UNREADABLE.code();
                 }
             }
-            return migrate(spec, () -> KineSource.open(sqlite), target.t.options());
+            return migrate(spec, () -> KineSource.open(sqlite, false), target.t.options());
         }
     }
 
