@@ -13,10 +13,17 @@ final class Bytes {
     private Bytes() {
     }
 
+    private static final java.lang.invoke.VarHandle LONGS =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+
     static byte[] copy(ByteBuffer src, int index, int length) {
         byte[] out = new byte[length];
         if (length < LOOP_BELOW) {
-            for (int i = 0; i < length; i++) out[i] = src.get(index + i);
+            int i = 0;
+            if (src.order() == java.nio.ByteOrder.LITTLE_ENDIAN) {
+                for (; i + 8 <= length; i += 8) LONGS.set(out, i, src.getLong(index + i));
+            }
+            for (; i < length; i++) out[i] = src.get(index + i);
         } else {
             src.get(index, out);
         }
