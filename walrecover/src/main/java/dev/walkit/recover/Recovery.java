@@ -95,7 +95,9 @@ public final class Recovery {
                 }
                 Plan plan = new Plan(r, history);
                 Replayer.Options opts = new Replayer.Options(false, o.toRevision(), o.policy() == RecoveryPolicy.POINT_IN_TIME);
+                Timing.mark("start");
                 Replay.Result res = Replay.run(in, ro, opts, plan, plan::item);
+                Timing.mark("replay+write");
                 Replayer s = res.state();
                 r.format = res.format();
                 plan.finish(s);
@@ -116,6 +118,7 @@ public final class Recovery {
                 r.liveKeys = s.keys().liveCount();
                 r.leases = s.leases(o.leaseTtl());
                 r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readThrough);
+                Timing.mark("planned digest");
                 if (o.dryRun()) return r;
 
                 if (history != null) {
@@ -125,10 +128,13 @@ public final class Recovery {
                     r.compactRevision = s.revision();
                 }
                 AtomicOutput.fsync(temp);
+                Timing.mark("close+fsync");
                 verifyOutput(temp, r);
+                Timing.mark("verify");
                 AtomicOutput.writeString(outDir, LEASES_FILE, leasesJson(r.leases));
                 if (Files.exists(target)) AtomicOutput.keepAsBroken(target, now);
                 r.outputSha256 = sha256(temp);
+                Timing.mark("sha256");
                 r.outputBytes = Files.size(temp);
                 AtomicOutput.publish(temp, target);
                 r.output = target;
