@@ -102,7 +102,8 @@ public final class Comparison {
 
         TargetScan(Client client, byte[] prefix) {
             this.client = client;
-            this.from = prefix;
+            // etcd refuses an empty key: with no prefix, start at "\0", the smallest key there is.
+            this.from = prefix.length == 0 ? new byte[] {0} : prefix;
             this.end = prefixEnd(prefix);
         }
 

@@ -30,6 +30,11 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     static EtcdCluster start(Path dir, int n) throws Exception {
+        return start(dir, n, null);
+    }
+
+    /** With {@code tls} (a directory holding ca.pem, server.pem, server-key.pem): https and client certificates required. */
+    static EtcdCluster start(Path dir, int n, Path tls) throws Exception {
         EtcdCluster c = new EtcdCluster();
         int[] client = new int[n];
         int[] peer = new int[n];
@@ -43,17 +48,25 @@ final class EtcdCluster implements AutoCloseable {
         try {
             for (int i = 0; i < n; i++) {
                 Path data = Files.createDirectories(dir.resolve("etcd-m" + i));
-                String url = "http://127.0.0.1:" + client[i];
-                ProcessBuilder pb = new ProcessBuilder(binary(), "--name", "m" + i, "--data-dir", data.toString(),
+                String url = (tls == null ? "http" : "https") + "://127.0.0.1:" + client[i];
+                List<String> cmd = new ArrayList<>(List.of(binary(), "--name", "m" + i, "--data-dir", data.toString(),
                         "--listen-client-urls", url, "--advertise-client-urls", url,
                         "--listen-peer-urls", "http://127.0.0.1:" + peer[i], "--initial-advertise-peer-urls", "http://127.0.0.1:" + peer[i],
                         "--initial-cluster", String.join(",", initial), "--initial-cluster-token", token, "--initial-cluster-state", "new",
-                        "--logger", "zap", "--log-outputs", dir.resolve("etcd-m" + i + ".log").toString());
+                        "--logger", "zap", "--log-outputs", dir.resolve("etcd-m" + i + ".log").toString()));
+                if (tls != null) {
+                    cmd.addAll(List.of("--cert-file", tls.resolve("server.pem").toString(), "--key-file", tls.resolve("server-key.pem").toString(),
+                            "--trusted-ca-file", tls.resolve("ca.pem").toString(), "--client-cert-auth"));
+                }
+                ProcessBuilder pb = new ProcessBuilder(cmd);
                 pb.redirectErrorStream(true).redirectOutput(dir.resolve("etcd-m" + i + ".out").toFile());
                 c.members.add(pb.start());
                 c.clientUrls.add(url);
             }
-            for (String url : c.clientUrls) waitHealthy(url, dir);
+            for (int i = 0; i < n; i++) {
+                if (tls == null) waitHealthy(c.clientUrls.get(i), dir);
+                else waitListening(client[i], dir);
+            }
             return c;
         } catch (Exception e) {
             c.close();
@@ -99,6 +112,21 @@ final class EtcdCluster implements AutoCloseable {
             }).collect(Collectors.joining("\n"));
         }
         throw new IllegalStateException("etcd at " + url + " did not become healthy:\n" + logs);
+    }
+
+    /** With TLS and client certificates the health endpoint needs a client certificate: wait for the port instead. */
+    private static void waitListening(int port, Path dir) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            try {
+                new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port).close();
+                Thread.sleep(500); // listening; give the member a moment to elect itself
+                return;
+            } catch (IOException e) {
+                Thread.sleep(100);
+            }
+        }
+        throw new IllegalStateException("etcd did not listen on " + port + "; see " + dir);
     }
 
     private static int freePort() throws IOException {
