@@ -85,7 +85,8 @@ public final class LogIndex implements Closeable {
     private final WalFile file;
     private final WalFormat format;
     private final Replayer state;
-    private final TreeMap<String, History> histories = new TreeMap<>();
+    /** Key order, built on first use (range, diff, completion); get and history look up by hash. */
+    private TreeMap<String, History> histories;
     private long[] txnRevisions = new long[64];
     private long[] txnOffsets = new long[64];
     private int[] txnRecords = new int[64];
@@ -136,10 +137,7 @@ public final class LogIndex implements Closeable {
         this.records = loc.records();
         this.format = res.format();
         this.state = res.state();
-        state.keys().forEach(k -> {
-            if (k.attachment() instanceof History h) histories.put(new String(k.key(), StandardCharsets.UTF_8), h);
-            k.attach(null);
-        });
+
         for (Finding f : state.findings()) {
             if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) {
                 dropped.add(new Dropped(f.offset(), f.revision(), keysIn(f.offset(), f.offset() + f.length()), f.detail()));
@@ -219,19 +217,27 @@ public final class LogIndex implements Closeable {
     }
 
     History history(String key) {
-        return histories.get(key);
+        KeyState s = state.keys().get(key.getBytes(StandardCharsets.UTF_8));
+        return s == null ? null : (History) s.attachment();
     }
 
     /** The key's state at revision {@code rev} (Long.MAX_VALUE: latest): null when absent. */
     public KeyValue get(String key, long rev) {
-        History h = histories.get(key);
+        History h = history(key);
         if (h == null) return null;
         int i = h.at(rev);
         if (i < 0 || h.isDelete(i)) return null;
         return entry(h, i);
     }
 
-    public TreeMap<String, History> histories() {
+    public synchronized TreeMap<String, History> histories() {
+        if (histories == null) {
+            TreeMap<String, History> m = new TreeMap<>();
+            state.keys().forEach(k -> {
+                if (k.attachment() instanceof History h) m.put(new String(k.key(), StandardCharsets.UTF_8), h);
+            });
+            histories = m;
+        }
         return histories;
     }
 
