@@ -58,6 +58,22 @@ public final class WalDoctor implements Callable<Integer> {
         return ExitCode.USAGE.code();
     }
 
+    /** What a command does with the loaded log; returns the exit code. */
+    @FunctionalInterface
+    interface WithIndex {
+        int run(LogIndex x) throws IOException;
+    }
+
+    /** Loads {@code path}, runs {@code action}, closes; unreadable input is exit 4 with one line. */
+    static int withIndex(Path path, PrintWriter err, boolean progress, WithIndex action) {
+        try (LogIndex x = load(path, err, progress)) {
+            return action.run(x);
+        } catch (IOException | UncheckedIOException e) {
+            err.println("waldoctor: " + e.getMessage());
+            return ExitCode.UNREADABLE.code();
+        }
+    }
+
     static LogIndex load(Path path, PrintWriter err, boolean progress) throws IOException {
         boolean tty = progress && System.console() != null && java.nio.file.Files.size(dev.walkit.format.Wal.resolve(path)) > (64L << 20);
         return LogIndex.load(path, tty ? off -> {
@@ -81,7 +97,7 @@ public final class WalDoctor implements Callable<Integer> {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
-            try (LogIndex x = load(path, err, !json)) {
+            return withIndex(path, err, !json, x -> {
                 if (x.records() == 0 && x.damage().stream().noneMatch(l -> l.span().kind() == dev.walkit.format.DamageKind.CRC_RANGE_BUG)) {
                     err.println("waldoctor: " + path + ": not a WAL: no valid record");
                     return ExitCode.UNREADABLE.code();
@@ -91,10 +107,7 @@ public final class WalDoctor implements Callable<Integer> {
                 else d.human(out);
                 out.flush();
                 return d.exitCode().code();
-            } catch (IOException | UncheckedIOException e) {
-                err.println("waldoctor: " + e.getMessage());
-                return ExitCode.UNREADABLE.code();
-            }
+            });
         }
     }
 
@@ -115,7 +128,7 @@ public final class WalDoctor implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             boolean tty = System.console() != null;
-            try (LogIndex x = load(path, err, tty)) {
+            return withIndex(path, err, tty, x -> {
                 if (tty) err.print("\r\033[K");
                 ShellContext ctx = new ShellContext(x, showSecrets);
                 if (!tty) {
@@ -127,10 +140,7 @@ public final class WalDoctor implements Callable<Integer> {
                     Shell.interactive(ctx, t, history);
                 }
                 return ExitCode.OK.code();
-            } catch (IOException | UncheckedIOException e) {
-                err.println("waldoctor: " + e.getMessage());
-                return ExitCode.UNREADABLE.code();
-            }
+            });
         }
     }
 
@@ -162,7 +172,7 @@ public final class WalDoctor implements Callable<Integer> {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
-            try (LogIndex x = load(path, err, false)) {
+            return withIndex(path, err, false, x -> {
                 ShellContext ctx = new ShellContext(x, showSecrets);
                 if (json && command.name().equals("get")) return getJson(ctx, out, err);
                 List<String> line = new ArrayList<>();
@@ -171,10 +181,7 @@ public final class WalDoctor implements Callable<Integer> {
                 ShellCommand.Outcome o = Commands.execute(ctx, line, out);
                 out.flush();
                 return o == ShellCommand.Outcome.ERROR ? ExitCode.NOT_FOUND.code() : ExitCode.OK.code();
-            } catch (IOException | UncheckedIOException e) {
-                err.println("waldoctor: " + e.getMessage());
-                return ExitCode.UNREADABLE.code();
-            }
+            });
         }
 
         private int getJson(ShellContext ctx, PrintWriter out, PrintWriter err) {

@@ -21,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /** {@code walrecover}: rebuild state and lease metadata and emit a clean recovery WAL, atomically. */
@@ -73,26 +72,18 @@ public final class WalRecover implements Callable<Integer> {
         System.exit(Cli.run(new WalRecover(), args));
     }
 
-    static final class PolicyConverter implements CommandLine.ITypeConverter<RecoveryPolicy> {
+    static final class PolicyConverter extends dev.walkit.cli.Converter<RecoveryPolicy> {
         @Override
-        public RecoveryPolicy convert(String s) {
-            try {
-                return RecoveryPolicy.fromLabel(s);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+        protected RecoveryPolicy parse(String s) {
+            return RecoveryPolicy.fromLabel(s);
         }
     }
 
-    static final class CrcConverter implements CommandLine.ITypeConverter<CrcRange> {
+    static final class CrcConverter extends dev.walkit.cli.Converter<CrcRange> {
         @Override
-        public CrcRange convert(String s) {
-            if (s.equals(CrcRange.STANDARD.label())) throw new CommandLine.TypeConversionException("'standard' is the correct range; name a buggy one (payload-only, skip-flags)");
-            try {
-                return CrcRange.fromLabel(s);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+        protected CrcRange parse(String s) {
+            if (s.equals(CrcRange.STANDARD.label())) throw new IllegalArgumentException("'standard' is the correct range; name a buggy one (payload-only, skip-flags)");
+            return CrcRange.fromLabel(s);
         }
     }
 
@@ -195,7 +186,4 @@ public final class WalRecover implements Callable<Integer> {
         return j.endObject().toString();
     }
 
-    static String lower(Enum<?> e) {
-        return e.name().toLowerCase(Locale.ROOT);
-    }
 }

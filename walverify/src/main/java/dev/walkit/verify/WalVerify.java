@@ -50,14 +50,13 @@ public final class WalVerify implements Callable<Integer> {
         System.exit(Cli.run(new WalVerify(), args));
     }
 
-    static final class LevelConverter implements CommandLine.ITypeConverter<VerifyLevel> {
+    static final class LevelConverter extends dev.walkit.cli.Converter<VerifyLevel> {
         @Override
-        public VerifyLevel convert(String s) {
-            try {
-                return VerifyLevel.valueOf(s.toUpperCase(java.util.Locale.ROOT));
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException("'" + s + "' is not a level (frame, decode, semantic)");
+        protected VerifyLevel parse(String s) {
+            for (VerifyLevel l : VerifyLevel.values()) {
+                if (l.name().equalsIgnoreCase(s)) return l;
             }
+            throw new IllegalArgumentException("'" + s + "' is not a level (frame, decode, semantic)");
         }
     }
 
