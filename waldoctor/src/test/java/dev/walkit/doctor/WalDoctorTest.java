@@ -157,6 +157,13 @@ class WalDoctorTest {
     }
 
     @Test
+    void completionKnowsTheCommandTable() {
+        Run r = run("generate-completion");
+        assertEquals(0, r.exit());
+        assertTrue(r.out().contains("complete -F") && r.out().contains("diagnose") && r.out().contains("history"), r.out());
+    }
+
+    @Test
     void notAWalExitsFour() throws Exception {
         Path p = Files.write(dir.resolve("x"), new byte[0]);
         assertEquals(4, run("diagnose", p.toString()).exit());

@@ -23,7 +23,7 @@ import java.util.concurrent.Callable;
                 "overwriting anything: each batch is one transaction that writes only keys that do not exist.",
                 "Idempotent: run it again after a failure and it completes; keys present with another value are",
                 "conflicts, never overwritten (exit 1)."},
-        subcommands = {WalMigrate.Kine.class, WalMigrate.FromWal.class, WalMigrate.Verify.class})
+        subcommands = {WalMigrate.Kine.class, WalMigrate.FromWal.class, WalMigrate.Verify.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class WalMigrate implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;

@@ -20,6 +20,7 @@ import java.util.concurrent.Callable;
 
 /** {@code walverify}: streaming verification of a WAL for runbooks and CI. */
 @Command(name = "walverify", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
+        subcommands = picocli.AutoComplete.GenerateCompletion.class,
         description = {"Verify a WAL file (or a data directory's wal) without modifying it.",
                 "Levels: frame = header sanity + CRC; decode (default) = also the KeyValue decode and header consistency;",
                 "semantic = also the replay rules: revision order, transactions, create_revision/version, snapshot prefix."})

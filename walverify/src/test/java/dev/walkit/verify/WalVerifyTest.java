@@ -175,6 +175,13 @@ class WalVerifyTest {
         assertTrue(help.out().contains("Exit codes:") && help.out().contains("only a torn tail"), help.out());
     }
 
+    @Test
+    void generatesBashCompletion() {
+        Run r = run("generate-completion");
+        assertEquals(0, r.exit());
+        assertTrue(r.out().contains("complete -F") && r.out().contains("--level") && r.out().contains("--jsonl"), r.out());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"small", "small-torn-tail", "small-compacted", "small-crc-range-bug"})
     void sharedVectorsMatchGoldenJson(String name) throws Exception {
