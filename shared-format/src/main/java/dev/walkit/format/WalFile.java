@@ -164,13 +164,17 @@ public final class WalFile implements Closeable {
         return Bytes.copy(bufferAt(offset, length), indexIn(offset), length);
     }
 
-    /** Appends bytes [offset, offset+length) to {@code out}: from the window without a copy in between, when they are in it. */
+    /**
+     * Appends bytes [offset, offset+length) to {@code out} straight from the window, moving it (like
+     * {@link #readThrough}): for copying records in file order. Not while a reader uses this handle.
+     */
     public void copyTo(long offset, int length, WalWriter out) throws IOException {
-        if (offset >= windowStart && offset + length <= windowEnd) {
-            out.appendRaw(window, (int) (offset - windowStart), length);
-        } else {
+        if (length > maxFrame) {
             out.appendRaw(read(offset, length));
+            return;
         }
+        ByteBuffer b = bufferAt(offset, length);
+        out.appendRaw(b, indexIn(offset), length);
     }
 
     /** Updates {@code crc} with bytes [from, to) of the file, without moving the window. */

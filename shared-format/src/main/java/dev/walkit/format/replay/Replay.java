@@ -2,6 +2,7 @@ package dev.walkit.format.replay;
 
 import dev.walkit.format.EntrySource;
 import dev.walkit.format.LogItem;
+import dev.walkit.format.Prefetch;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.TransactionGrouper;
 import dev.walkit.format.Wal;
@@ -28,8 +29,13 @@ public final class Replay {
         Replayer.Options o = format == WalFormat.V1
                 ? new Replayer.Options(true, options.toRevision(), options.stopAtFirstDamage()) : options;
         Replayer replayer = new Replayer(o, file::read, listener);
-        try (EntrySource src = Wal.entries(file, format, readerOptions)) {
+        // The reader runs on its own thread over its own handle of the file; replay, the listeners
+        // and their random reads (values, records copied out) use {@code file} on this thread.
+        WalFile own = WalFile.open(file.path(), readerOptions.maxRecLen());
+        try (EntrySource src = new Prefetch(Wal.entries(own, format, readerOptions))) {
             TransactionGrouper.run(src, replayer, tap);
+        } finally {
+            own.close();
         }
         replayer.end(file.size());
         return new Result(file.path(), format, file.size(), replayer);
