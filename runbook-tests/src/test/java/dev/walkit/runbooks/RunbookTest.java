@@ -1,0 +1,77 @@
+package dev.walkit.runbooks;
+
+import dev.walkit.cli.Cli;
+import dev.walkit.doctor.WalDoctor;
+import dev.walkit.format.Fixtures;
+import dev.walkit.recover.WalRecover;
+import dev.walkit.verify.WalVerify;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Runs every {@code $ } command of a runbook, in order, against a copy of a fixture as STORE, and
+ * checks its exit code ({@code # exit N}) and that every output line the runbook shows was printed.
+ */
+class RunbookTest {
+    private static final Pattern EXIT = Pattern.compile("#\\s*exit\\s+(\\d+)\\s*$");
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0} on {1}")
+    @CsvSource({"power-loss.md, small-torn-tail", "crc-after-upgrade.md, small-crc-range-bug",
+            "keys-vanished-after-compaction.md, small", "leases-missing.md, small"})
+    void everyCommandRunsAsShown(String runbook, String fixture) throws Exception {
+        Path store = Files.createDirectories(dir.resolve("STORE"));
+        Files.copy(Fixtures.path("vectors/" + fixture + "/wal"), store.resolve("wal"));
+        List<String> lines = Files.readAllLines(Fixtures.root().resolve("docs/runbooks/" + runbook));
+        int commands = 0;
+        boolean inSh = false;
+        String lastOut = null;
+        for (String line : lines) {
+            if (line.startsWith("```")) {
+                inSh = line.equals("```sh") && !inSh;
+                if (!line.equals("```sh")) inSh = false;
+                continue;
+            }
+            if (!inSh) continue;
+            if (line.startsWith("$ ")) {
+                Matcher m = EXIT.matcher(line);
+                assertTrue(m.find(), runbook + ": a command without '# exit N': " + line);
+                int want = Integer.parseInt(m.group(1));
+                String cmd = line.substring(2, m.start()).trim();
+                String[] words = cmd.split("\\s+");
+                String[] args = Arrays.stream(words).skip(1).map(w -> w.replace("STORE", store.toString())).toArray(String[]::new);
+                StringWriter out = new StringWriter();
+                StringWriter err = new StringWriter();
+                int got = switch (words[0]) {
+                    case "walverify" -> Cli.run(new WalVerify(), new PrintWriter(out), new PrintWriter(err), args);
+                    case "walrecover" -> Cli.run(new WalRecover(), new PrintWriter(out), new PrintWriter(err), args);
+                    case "waldoctor" -> WalDoctor.run(new PrintWriter(out), new PrintWriter(err), args);
+                    default -> throw new AssertionError(runbook + ": unknown tool in " + line);
+                };
+                assertEquals(want, got, runbook + ": " + cmd + "\n" + out + err);
+                lastOut = out.toString().replace(store.toString(), "STORE");
+                commands++;
+            } else if (lastOut != null && !line.isBlank() && !line.contains("…")) {
+                assertTrue(lastOut.contains(line), runbook + ": the runbook shows a line the command did not print:\n" + line + "\n--- printed:\n" + lastOut);
+            }
+        }
+        assertTrue(commands >= 2, runbook + ": only " + commands + " command(s)");
+        assertTrue(new ArrayList<>(lines).size() > 0);
+    }
+}
