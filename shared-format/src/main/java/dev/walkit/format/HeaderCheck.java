@@ -14,7 +14,9 @@ enum HeaderCheck {
     REC_LEN_TOO_LARGE,
     OFFSETS_OUT_OF_RANGE,
     /** A plausible header whose record runs past the end of the file. */
-    PAST_EOF;
+    PAST_EOF,
+    /** Plausible, but longer than the read window and no CRC matches: the reader does not trust its length. */
+    UNVERIFIED_LARGE;
 
     /** Smallest key_offset of any valid encoding: tag and a one-byte length. */
     static final int MIN_KEY_OFFSET = 2;
@@ -44,6 +46,7 @@ enum HeaderCheck {
                     + ", mod_rev_offset " + (buf.getShort(index + 3) & 0xFFFF) + ", rec_len " + buf.getInt(index + 5);
             case PAST_EOF -> "record of " + RecordLayout.recordLength(buf.getInt(index + RecordLayout.REC_LEN_OFFSET))
                     + " bytes runs past the end of the file (" + remaining + " bytes left)";
+            case UNVERIFIED_LARGE -> "rec_len " + buf.getInt(index + RecordLayout.REC_LEN_OFFSET) + " and no CRC that matches";
         };
     }
 }

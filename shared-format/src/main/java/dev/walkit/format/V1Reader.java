@@ -34,9 +34,24 @@ public final class V1Reader implements EntrySource {
         ByteBuffer buf = file.bufferAt(start, LegacyV1.HEADER_LENGTH);
         int idx = file.indexIn(start);
         long frame = LegacyV1.plausibleFrame(buf, idx, remaining, maxRecLen);
+        if (frame > 0 && !file.fitsWindow((int) frame)) {
+            // Grow the window only for a length its CRC vouches for (never allocate from an untrusted length).
+            crc.reset();
+            file.updateCrc(crc, start, start + frame - LegacyV1.CRC_LENGTH);
+            if ((int) crc.getValue() != file.intAt(start + frame - LegacyV1.CRC_LENGTH)) frame = -frame;
+        }
         if (frame > 0) {
             buf = file.bufferAt(start, (int) frame);
             idx = file.indexIn(start);
+        } else if (frame < -1) {
+            // A plausible header no CRC vouches for: a CRC mismatch (or garbage), found without viewing it.
+            long claimed = -frame;
+            int stored = file.intAt(start + claimed - LegacyV1.CRC_LENGTH);
+            int computed = (int) crc.getValue();
+            long next = resync.findNext(start + 1, Set.of());
+            pos = next;
+            return new DamageSpan(start + claimed == next ? DamageKind.CRC_MISMATCH : DamageKind.GARBAGE_SPAN, start, next - start,
+                    String.format("stored crc = %08x, computed crc = %08x", stored, computed), stored & 0xFFFFFFFFL, computed & 0xFFFFFFFFL, null, 0);
         }
         int stored = 0;
         int computed = 0;

@@ -95,6 +95,15 @@ public final class WalFile implements Closeable {
         return window;
     }
 
+    int windowCapacity() {
+        return window.capacity();
+    }
+
+    /** Whether {@code length} bytes fit the window as it is (no allocation needed to view them). */
+    public boolean fitsWindow(int length) {
+        return length <= window.capacity();
+    }
+
     /** {@link #bufferAt(long, int)} for a header's worth of bytes. */
     public ByteBuffer bufferAt(long offset) {
         return bufferAt(offset, 64);

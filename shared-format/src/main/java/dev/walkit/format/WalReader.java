@@ -108,9 +108,17 @@ public final class WalReader implements Closeable {
         int idx = file.indexIn(start);
         HeaderCheck check = HeaderCheck.check(buf, idx, remaining, options.maxRecLen());
         if (check == HeaderCheck.OK) {
-            // The whole record in the window (moves it when the record reaches past its end).
-            buf = file.bufferAt(start, (int) RecordLayout.recordLength(buf.getInt(idx + RecordLayout.REC_LEN_OFFSET)));
-            idx = file.indexIn(start);
+            int recLen = buf.getInt(idx + RecordLayout.REC_LEN_OFFSET);
+            int frame = (int) RecordLayout.recordLength(recLen);
+            if (!file.fitsWindow(frame) && !crcMatchesStreaming(start, recLen)) {
+                // A length no CRC vouches for: never grow the window for it (no allocation from an
+                // untrusted length). It is damage; resync finds where valid records resume.
+                check = HeaderCheck.UNVERIFIED_LARGE;
+            } else {
+                // The whole record in the window (moves it when the record reaches past its end).
+                buf = file.bufferAt(start, frame);
+                idx = file.indexIn(start);
+            }
         }
         if (buf != scratchOwner) {
             scratchOwner = buf;
@@ -136,6 +144,13 @@ public final class WalReader implements Closeable {
                 }
             }
             claimedEnd = start + frame;
+        } else if (check == HeaderCheck.UNVERIFIED_LARGE) {
+            int recLen = buf.getInt(idx + RecordLayout.REC_LEN_OFFSET);
+            claimedEnd = start + RecordLayout.recordLength(recLen);
+            stored = file.intAt(start + RecordLayout.crcOffset(recLen));
+            crc.reset();
+            file.updateCrc(crc, start, start + RecordLayout.crcOffset(recLen));
+            computed = (int) crc.getValue();
         } else if (check == HeaderCheck.RESERVED_FLAGS || check == HeaderCheck.OFFSETS_OUT_OF_RANGE) {
             int recLen = buf.getInt(idx + RecordLayout.REC_LEN_OFFSET);
             if (recLen >= 0) claimedEnd = start + RecordLayout.recordLength(recLen);
@@ -147,7 +162,8 @@ public final class WalReader implements Closeable {
         if (check == HeaderCheck.OK || check == HeaderCheck.RESERVED_FLAGS) {
             int recLen = buf.getInt(idx + RecordLayout.REC_LEN_OFFSET);
             int modRevOffset = buf.getShort(idx + RecordLayout.MOD_REV_OFFSET_OFFSET) & 0xFFFF;
-            if (recLen > 0 && modRevOffset >= 1 && modRevOffset < recLen && RecordLayout.recordLength(recLen) <= remaining) {
+            if (recLen > 0 && modRevOffset >= 1 && modRevOffset < recLen && RecordLayout.recordLength(recLen) <= remaining
+                    && file.fitsWindow((int) RecordLayout.recordLength(recLen))) {
                 buf = file.bufferAt(start, (int) RecordLayout.recordLength(recLen));
                 idx = file.indexIn(start);
                 claimedRevision = view.wrap(buf, idx, start).revision();
@@ -160,7 +176,7 @@ public final class WalReader implements Closeable {
         String detail = headerDetail;
         boolean exact = claimedEnd == next;
         switch (check) {
-            case OK -> {
+            case OK, UNVERIFIED_LARGE -> {
                 kind = exact ? DamageKind.CRC_MISMATCH : DamageKind.GARBAGE_SPAN;
                 detail = String.format("stored crc = %08x, computed crc = %08x%s", stored, computed,
                         exact ? "" : "; the record it claims ends at " + claimedEnd + ", valid records resume at " + next);
@@ -170,11 +186,23 @@ public final class WalReader implements Closeable {
             case REC_LEN_TOO_LARGE -> kind = DamageKind.BAD_HEADER;
             default -> kind = exact ? DamageKind.BAD_HEADER : DamageKind.GARBAGE_SPAN;
         }
-        boolean hasCrc = check == HeaderCheck.OK;
+        boolean hasCrc = check == HeaderCheck.OK || check == HeaderCheck.UNVERIFIED_LARGE;
         DamageSpan span = new DamageSpan(kind, start, next - start, detail,
                 hasCrc ? stored & 0xFFFFFFFFL : -1, hasCrc ? computed & 0xFFFFFFFFL : -1, null, 0);
         // Only a record that ends where valid records resume tells its own revision.
         return exact && claimedRevision >= 0 ? span.claiming(claimedRevision, claimedTxnCont) : span;
+    }
+
+    /** Whether any range's CRC of a record too large for the window matches, computed by streaming. */
+    private boolean crcMatchesStreaming(long start, int recLen) {
+        long crcAt = start + RecordLayout.crcOffset(recLen);
+        int stored = file.intAt(crcAt);
+        for (CrcRange r : CrcRange.values()) {
+            crc.reset();
+            file.updateCrc(crc, start + r.start(), crcAt);
+            if ((int) crc.getValue() == stored) return true;
+        }
+        return false;
     }
 
     /** A frame whose CRC validated: decode and check consistency at DECODE level. */

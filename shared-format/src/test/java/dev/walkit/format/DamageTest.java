@@ -267,6 +267,54 @@ class DamageTest {
     }
 
     @Test
+    void aLargeUnverifiedLengthNeverGrowsTheWindow() throws IOException {
+        LogBuilder b = LogBuilder.puts(10);
+        byte[] clean = b.bytes();
+        // A plausible header claiming 3 MiB, then random bytes: no CRC vouches for it.
+        byte[] fake = new byte[3 << 20];
+        new Random(5).nextBytes(fake);
+        ByteBuffer h = LogBuilder.le(fake);
+        h.put(0, (byte) 0).putShort(1, (short) 5).putShort(3, (short) 20).putInt(5, (3 << 20) - 100);
+        int at = (int) b.offset(5);
+        byte[] log = new byte[clean.length + fake.length];
+        System.arraycopy(clean, 0, log, 0, at);
+        System.arraycopy(fake, 0, log, at, fake.length);
+        System.arraycopy(clean, at, log, at + fake.length, clean.length - at);
+        Path p = LogBuilder.write(dir, "wal", log);
+        try (WalFile f = WalFile.open(p, RecordLayout.DEFAULT_MAX_REC_LEN, 1 << 20); WalReader r = new WalReader(f, ReaderOptions.defaults())) {
+            List<DamageSpan> d = new ArrayList<>();
+            int valid = 0;
+            for (ReadResult x; (x = r.next()) != null; ) {
+                if (x instanceof DamageSpan s) d.add(s);
+                else valid++;
+            }
+            assertEquals(10, valid);
+            assertEquals(1, d.size());
+            assertSpan(d.get(0), DamageKind.GARBAGE_SPAN, at, fake.length);
+            assertEquals(1 << 20, f.windowCapacity(), "the window was not grown for an unverified length");
+        }
+    }
+
+    @Test
+    void aValidRecordLargerThanTheWindowIsRead() throws IOException {
+        LogBuilder b = LogBuilder.puts(3);
+        byte[] big = new byte[3 << 20];
+        new Random(6).nextBytes(big);
+        b.add(KeyValue.put("/big".getBytes(StandardCharsets.UTF_8), 4, 4, 1, big, 0));
+        b.add(KeyValue.put("/after".getBytes(StandardCharsets.UTF_8), 5, 5, 1, new byte[] {1}, 0));
+        Path p = LogBuilder.write(dir, "wal", b.bytes());
+        try (WalFile f = WalFile.open(p, RecordLayout.DEFAULT_MAX_REC_LEN, 1 << 20); WalReader r = new WalReader(f, ReaderOptions.defaults())) {
+            int valid = 0;
+            for (ReadResult x; (x = r.next()) != null; ) {
+                assertTrue(x instanceof RecordView, x.toString());
+                if (((RecordView) x).revision() == 4) assertEquals(big.length, ((RecordView) x).fields().valueLength());
+                valid++;
+            }
+            assertEquals(5, valid);
+        }
+    }
+
+    @Test
     void recordsStraddlingChunkBoundariesReadTheSame() throws IOException {
         LogBuilder b = LogBuilder.puts(300);
         byte[] log = b.bytes();
