@@ -1,6 +1,7 @@
 package dev.walkit.migrate;
 
 import dev.walkit.cli.Cli;
+import dev.walkit.testdata.EtcdCluster;
 import dev.walkit.testdata.KineDbGenerator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -7,6 +7,7 @@ import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.Replay;
 import dev.walkit.format.replay.Replayer;
 import dev.walkit.testdata.K8sWalGenerator;
+import dev.walkit.testdata.EtcdCluster;
 import dev.walkit.testdata.KineDbGenerator;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;

@@ -1,4 +1,4 @@
-package dev.walkit.migrate;
+package dev.walkit.testdata;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -18,23 +18,23 @@ import java.util.stream.Collectors;
  * A real etcd (Debian's etcd-server, installed by scripts/test when missing) on loopback ports with
  * temp data directories: one member or a cluster; stopped on close.
  */
-final class EtcdCluster implements AutoCloseable {
+public final class EtcdCluster implements AutoCloseable {
     private final List<Process> members = new ArrayList<>();
     private final List<String> clientUrls = new ArrayList<>();
 
-    static String binary() {
+    public static String binary() {
         for (String p : new String[] {"/usr/bin/etcd", "/usr/local/bin/etcd"}) {
             if (Files.isExecutable(Path.of(p))) return p;
         }
         throw new IllegalStateException("etcd is not installed: scripts/test installs Debian's etcd-server; or apt-get install etcd-server");
     }
 
-    static EtcdCluster start(Path dir, int n) throws Exception {
+    public static EtcdCluster start(Path dir, int n) throws Exception {
         return start(dir, n, null);
     }
 
     /** With {@code tls} (a directory holding ca.pem, server.pem, server-key.pem): https and client certificates required. */
-    static EtcdCluster start(Path dir, int n, Path tls) throws Exception {
+    public static EtcdCluster start(Path dir, int n, Path tls) throws Exception {
         EtcdCluster c = new EtcdCluster();
         int[] client = new int[n];
         int[] peer = new int[n];
@@ -74,16 +74,16 @@ final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    List<String> clientUrls() {
+    public List<String> clientUrls() {
         return clientUrls;
     }
 
-    String endpoints() {
+    public String endpoints() {
         return String.join(",", clientUrls);
     }
 
     /** Stops member {@code i} (SIGKILL). */
-    void kill(int i) throws InterruptedException {
+    public void kill(int i) throws InterruptedException {
         members.get(i).destroyForcibly();
         members.get(i).waitFor();
     }
