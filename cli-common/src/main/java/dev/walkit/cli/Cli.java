@@ -19,6 +19,12 @@ public final class Cli {
     }
 
     public static int run(Object command, PrintWriter out, PrintWriter err, String... args) {
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+            // The answer a runbook asks most often, without building the command model (≈ 150 ms).
+            out.println(VersionProvider.line(command.getClass().getAnnotation(CommandLine.Command.class).name()));
+            out.flush();
+            return ExitCode.OK.code();
+        }
         CommandLine cl = commandLine(command, out, err);
         return cl.execute(args);
     }
