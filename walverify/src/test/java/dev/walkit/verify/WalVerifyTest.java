@@ -176,6 +176,15 @@ class WalVerifyTest {
     }
 
     @Test
+    void versionNamesTheToolAndTheFormat() {
+        for (String flag : new String[] {"--version", "-V"}) {
+            Run r = run(flag);
+            assertEquals(0, r.exit());
+            assertTrue(r.out().startsWith("walverify ") && r.out().contains("WAL format v2"), r.out());
+        }
+    }
+
+    @Test
     void generatesBashCompletion() {
         Run r = run("generate-completion");
         assertEquals(0, r.exit());
