@@ -19,10 +19,16 @@ public final class WalWriter implements Closeable {
     private final RecordEncoder encoder = new RecordEncoder();
     private ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
     private long written;
+    private final java.security.MessageDigest sha256;
 
     private WalWriter(Path path, FileChannel channel) {
         this.path = path;
         this.channel = channel;
+        try {
+            this.sha256 = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public static WalWriter create(Path path) throws IOException {
@@ -30,6 +36,15 @@ public final class WalWriter implements Closeable {
             return new WalWriter(path, FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
         } catch (IOException e) {
             throw new IOException(path + ": cannot create: " + e, e);
+        }
+    }
+
+    /** SHA-256 of every byte written, in order (call after {@link #close()}): the file's hash without reading it again. */
+    public String sha256() {
+        try {
+            return java.util.HexFormat.of().formatHex(((java.security.MessageDigest) sha256.clone()).digest());
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -76,6 +91,7 @@ public final class WalWriter implements Closeable {
 
     public void flush() throws IOException {
         buf.flip();
+        sha256.update(buf.duplicate());
         try {
             while (buf.hasRemaining()) written += channel.write(buf);
         } catch (IOException e) {
