@@ -17,6 +17,14 @@ interface Framing {
     /** The frame length of a plausible header at {@code index}, or -1. */
     long plausibleFrame(ByteBuffer buf, int index, long remaining);
 
+    /**
+     * Bits that must be clear in a header's first byte, repeated in each byte of a long (0: no such
+     * rule): resync skips eight offsets at once when every byte has one of them set.
+     */
+    default long firstByteMask() {
+        return 0;
+    }
+
     /** v2: {@link HeaderCheck}. */
     static Framing v2(int maxRecLen) {
         return new Framing() {
@@ -28,6 +36,11 @@ interface Framing {
             @Override
             public int minFrame() {
                 return RecordLayout.OVERHEAD + HeaderCheck.MIN_KEY_OFFSET;
+            }
+
+            @Override
+            public long firstByteMask() {
+                return 0xF8F8_F8F8_F8F8_F8F8L; // Flags.RESERVED_MASK in every byte
             }
 
             @Override

@@ -60,7 +60,27 @@ final class Resync {
             int idx = file.indexIn(p);
             // Scan inside this chunk without re-fetching the buffer for every byte.
             int stop = (int) Math.min(buf.limit() - header, idx + (lastStart - p)) + 1;
+            final long flagMask = framing.firstByteMask(); // v2 only: also the zero-word rule below
             for (int i = idx; i < stop; i++) {
+                if (flagMask != 0 && i + 8 <= stop) {
+                    // Eight offsets at a time: a header can only start where the first byte has no
+                    // reserved flag bit; skip words where every byte has one (most of random garbage).
+                    long word = buf.getLong(i);
+                    long m = word & flagMask;
+                    long z = (m - 0x0101_0101_0101_0101L) & ~m & 0x8080_8080_8080_8080L;
+                    if (z == 0) {
+                        i += 7;
+                        continue;
+                    }
+                    if (word == 0) {
+                        // Zeros (a lost block): the six offsets whose key_offset lies in this word read 0,
+                        // below the smallest key_offset of any encoding.
+                        i += 5;
+                        continue;
+                    }
+                    // Straight to the first byte without a reserved bit (little-endian: the lowest flagged byte).
+                    i += Long.numberOfTrailingZeros(z) >>> 3;
+                }
                 long at = p + (i - idx);
                 long frame = framing.plausibleFrame(buf, i, size - at);
                 if (frame > 0 && validates(at, frame, altRanges)) return at;
