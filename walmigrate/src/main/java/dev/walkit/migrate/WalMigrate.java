@@ -13,7 +13,6 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -211,9 +210,5 @@ public final class WalMigrate implements Callable<Integer> {
     static final class TargetMixin {
         @ArgGroup(exclusive = false, multiplicity = "0..1", heading = "Target:%n")
         Target t = new Target();
-    }
-
-    static List<String> split(String s) {
-        return Arrays.asList(s.split(","));
     }
 }
