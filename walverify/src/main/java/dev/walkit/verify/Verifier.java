@@ -106,9 +106,7 @@ public final class Verifier {
     }
 
     private static void semantic(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc, Listener l) throws IOException {
-        List<Finding> seen = new ArrayList<>();
-        Replayer.Listener none = new Replayer.Listener() { };
-        Replay.Result res = Replay.run(file, ro, Replayer.Options.defaults(), none, it -> {
+        Replay.Result res = Replay.run(file, ro, Replayer.Options.defaults(), null, it -> {
             if (it instanceof WalEntry e) loc.record(e.revision());
             else loc.damage((DamageSpan) it);
         });
@@ -117,8 +115,7 @@ public final class Verifier {
         r.compactRevision = s.compactRevision() > 0 ? s.compactRevision() : -1;
         r.liveKeys = s.keys().liveCount();
         r.tombstones = s.keys().tombstoneCount();
-        seen.addAll(s.findings());
-        for (Finding f : seen) {
+        for (Finding f : s.findings()) {
             r.findings.add(f);
             l.finding(f);
         }
