@@ -43,6 +43,15 @@ class DamageTest {
         return out;
     }
 
+    /** {@code log} with {@code bytes} inserted at {@code at}. */
+    private static byte[] insert(byte[] log, int at, byte[] bytes) {
+        byte[] out = new byte[log.length + bytes.length];
+        System.arraycopy(log, 0, out, 0, at);
+        System.arraycopy(bytes, 0, out, at, bytes.length);
+        System.arraycopy(log, at, out, at + bytes.length, log.length - at);
+        return out;
+    }
+
     /** One result, copied out of the flyweight; span is null for a valid record. */
     private record Item(long offset, long length, DamageSpan span) {
     }
@@ -115,10 +124,7 @@ class DamageTest {
         new Random(7).nextBytes(garbage);
         garbage[0] = (byte) 0xFF;
         int at = (int) b.offset(5);
-        byte[] log = new byte[clean.length + garbage.length];
-        System.arraycopy(clean, 0, log, 0, at);
-        System.arraycopy(garbage, 0, log, at, garbage.length);
-        System.arraycopy(clean, at, log, at + garbage.length, clean.length - at);
+        byte[] log = insert(clean, at, garbage);
         List<Item> rs = read(log);
         List<DamageSpan> d = spans(rs);
         assertEquals(1, d.size());
@@ -217,6 +223,23 @@ class DamageTest {
     }
 
     @Test
+    void leasesCountLiveKeysOnlyAndTheNextIdPassesEverySeen() throws IOException {
+        LogBuilder b = new LogBuilder();
+        b.add(KeyValue.put("/a".getBytes(StandardCharsets.UTF_8), 1, 1, 1, new byte[] {1}, 7000));
+        b.add(KeyValue.put("/b".getBytes(StandardCharsets.UTF_8), 2, 2, 1, new byte[] {1}, 9000));
+        b.add(KeyValue.put("/c".getBytes(StandardCharsets.UTF_8), 3, 3, 1, new byte[] {1}, 7000));
+        b.add(KeyValue.delete("/b".getBytes(StandardCharsets.UTF_8), 4));
+        Path p = LogBuilder.write(dir, "wal", b.bytes());
+        try (WalFile f = WalFile.open(p, RecordLayout.DEFAULT_MAX_REC_LEN)) {
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            var leases = s.leases(120);
+            assertEquals(java.util.Map.of(7000L, 2), leases.keysByLease(), "the deleted key's lease 9000 is gone");
+            assertEquals(9001, leases.nextLeaseId(), "greater than every lease ID seen");
+            assertEquals(120, leases.ttlSeconds());
+        }
+    }
+
+    @Test
     void repeatedRevisionIsDroppedAndReported() throws IOException {
         LogBuilder b = LogBuilder.puts(5);
         b.add(KeyValue.put("/x".getBytes(StandardCharsets.UTF_8), 4, 4, 1, new byte[] {9}, 0));
@@ -257,10 +280,7 @@ class DamageTest {
         new Random(42).nextBytes(garbage);
         garbage[0] = (byte) 0xFF;
         int at = (int) b.offset(5);
-        byte[] log = new byte[clean.length + garbage.length];
-        System.arraycopy(clean, 0, log, 0, at);
-        System.arraycopy(garbage, 0, log, at, garbage.length);
-        System.arraycopy(clean, at, log, at + garbage.length, clean.length - at);
+        byte[] log = insert(clean, at, garbage);
         List<DamageSpan> d = spans(read(log));
         assertEquals(1, d.size());
         assertSpan(d.get(0), DamageKind.GARBAGE_SPAN, at, garbage.length);
@@ -276,10 +296,7 @@ class DamageTest {
         ByteBuffer h = LogBuilder.le(fake);
         h.put(0, (byte) 0).putShort(1, (short) 5).putShort(3, (short) 20).putInt(5, (3 << 20) - 100);
         int at = (int) b.offset(5);
-        byte[] log = new byte[clean.length + fake.length];
-        System.arraycopy(clean, 0, log, 0, at);
-        System.arraycopy(fake, 0, log, at, fake.length);
-        System.arraycopy(clean, at, log, at + fake.length, clean.length - at);
+        byte[] log = insert(clean, at, fake);
         Path p = LogBuilder.write(dir, "wal", log);
         try (WalFile f = WalFile.open(p, RecordLayout.DEFAULT_MAX_REC_LEN, 1 << 20); WalReader r = new WalReader(f, ReaderOptions.defaults())) {
             List<DamageSpan> d = new ArrayList<>();
@@ -315,7 +332,7 @@ class DamageTest {
     }
 
     @Test
-    void recordsStraddlingChunkBoundariesReadTheSame() throws IOException {
+    void recordsStraddlingWindowBoundariesReadTheSame() throws IOException {
         LogBuilder b = LogBuilder.puts(300);
         byte[] log = b.bytes();
         log[(int) b.offset(150) + 30] ^= 0x04;

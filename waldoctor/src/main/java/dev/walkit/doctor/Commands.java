@@ -131,7 +131,7 @@ public final class Commands {
         var s = x.state();
         out.printf("file %s: format %s, %,d bytes%n", x.file().path(), x.format().label(), x.file().size());
         out.printf("records %,d valid, transactions %,d applied; revision %d, compact revision %d%n", x.records(), s.transactions(), s.revision(), s.compactRevision());
-        out.printf("keys %,d live, %,d tombstones; leases %,d%n", s.keys().liveCount(), s.keys().tombstoneCount(), s.leases(3600).keysByLease().size());
+        out.printf("keys %,d live, %,d tombstones; leases %,d%n", s.keys().liveCount(), s.keys().tombstoneCount(), s.leases().keysByLease().size());
         out.printf("damage %d span(s), %d finding(s), %d transaction(s) dropped%n", x.damage().size(), s.findings().size(), x.dropped().size());
         if (ctx.viewRevision != Long.MAX_VALUE) out.printf("viewing revision %d%n", ctx.viewRevision);
         return ShellCommand.Outcome.OK;
@@ -260,7 +260,7 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome leases(ShellContext ctx, Args a, PrintWriter out) {
-        var m = ctx.index.state().leases(3600);
+        var m = ctx.index.state().leases();
         m.keysByLease().forEach((id, n) -> out.printf("lease %d: %d key(s)%n", id, n));
         out.printf("%d lease(s); next lease ID %d%n", m.keysByLease().size(), m.nextLeaseId());
         return ShellCommand.Outcome.OK;

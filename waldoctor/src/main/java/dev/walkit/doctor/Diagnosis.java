@@ -43,10 +43,12 @@ public final class Diagnosis {
     final Set<String> uncertainKeys = new LinkedHashSet<>();
     final List<String> next = new ArrayList<>();
     final ExitCode exit;
+    final dev.walkit.format.replay.LeaseMetadata leases;
 
     public Diagnosis(LogIndex x) {
         this.x = x;
         Replayer s = x.state();
+        this.leases = s.leases();
         Map<String, long[]> byResource = new TreeMap<>();
         long first = Math.max(1, s.compactRevision());
         long span = Math.max(1, s.revision() - first + 1);
@@ -160,7 +162,7 @@ public final class Diagnosis {
                 x.file().size(), x.records(), s.transactions());
         out.printf("  revisions %s..%d, compact revision %d; %,d live keys, %,d tombstones, %,d leases (next lease ID %d)%n",
                 rev(s.firstRevision()), s.revision(), s.compactRevision(), s.keys().liveCount(), s.keys().tombstoneCount(),
-                s.leases(3600).keysByLease().size(), s.leases(3600).nextLeaseId());
+                leases.keysByLease().size(), leases.nextLeaseId());
         out.printf("  writes by tenth of the revision range: %s%n", java.util.Arrays.toString(writesPerDecile));
         out.printf("== key space by resource%n");
         out.printf("  %-32s %10s %12s %10s%n", "resource", "live keys", "live bytes", "writes");
@@ -198,7 +200,7 @@ public final class Diagnosis {
                 .field("bytes", x.file().size()).field("records", x.records()).field("transactions", s.transactions())
                 .fieldOrNull("first_revision", s.firstRevision()).field("last_revision", s.revision()).field("compact_revision", s.compactRevision())
                 .field("live_keys", s.keys().liveCount()).field("tombstones", s.keys().tombstoneCount())
-                .field("leases", s.leases(3600).keysByLease().size());
+                .field("leases", leases.keysByLease().size());
         j.name("writes_per_tenth").beginArray();
         for (long w : writesPerDecile) j.value(w);
         j.endArray().name("resources").beginArray();

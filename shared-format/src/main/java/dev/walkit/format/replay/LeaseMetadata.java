@@ -17,9 +17,9 @@ public record LeaseMetadata(Map<Long, Integer> keysByLease, long ttlSeconds, lon
 
     static LeaseMetadata rebuild(KeyIndex keys, long maxLeaseSeen, long ttlSeconds) {
         Map<Long, Integer> byLease = new TreeMap<>();
-        for (KeyState s : keys.sortedLive()) {
-            if (s.lease != 0) byLease.merge(s.lease, 1, Integer::sum);
-        }
+        keys.forEach(s -> {
+            if (s.live && s.lease != 0) byLease.merge(s.lease, 1, Integer::sum);
+        });
         return new LeaseMetadata(byLease, ttlSeconds, maxLeaseSeen + 1);
     }
 }

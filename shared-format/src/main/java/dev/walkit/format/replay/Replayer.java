@@ -219,6 +219,7 @@ public final class Replayer implements TransactionGrouper.Sink {
             s.recordOffset = e.offset();
             s.valueOffset = 0;
             s.valueLength = 0;
+            s.lease = 0; // a tombstone is attached to no lease
             listener.recordApplied(e, s);
             return;
         }
@@ -294,6 +295,11 @@ public final class Replayer implements TransactionGrouper.Sink {
 
     public long compactRevision() {
         return compactRevision;
+    }
+
+    /** Lease metadata with the default conservative TTL. */
+    public LeaseMetadata leases() {
+        return leases(LeaseMetadata.DEFAULT_TTL_SECONDS);
     }
 
     public LeaseMetadata leases(long ttlSeconds) {
