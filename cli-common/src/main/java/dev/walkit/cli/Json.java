@@ -1,7 +1,5 @@
 package dev.walkit.cli;
 
-import java.util.Map;
-
 /**
  * A small streaming JSON writer (no dependency, so that a tool's start stays light). Call
  * {@code begin/end} for objects and arrays, {@code name} before a member, then a value.
@@ -88,12 +86,6 @@ public final class Json {
     /** A member whose value is a number, or null when {@code v < 0}. */
     public Json fieldOrNull(String n, long v) {
         return v < 0 ? name(n).nullValue() : name(n).value(v);
-    }
-
-    public Json object(String n, Map<String, Long> m) {
-        name(n).beginObject();
-        m.forEach(this::field);
-        return endObject();
     }
 
     private void comma() {

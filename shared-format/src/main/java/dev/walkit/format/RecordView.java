@@ -143,13 +143,6 @@ public final class RecordView implements ReadResult {
         return new KeyValue(flags(), f.key(buf), f.createRevision(), f.modRevision(), f.version(), f.value(buf), f.lease());
     }
 
-    /** The whole record's bytes, copied. */
-    public byte[] copyBytes() {
-        byte[] out = new byte[(int) length()];
-        buf.get(index, out);
-        return out;
-    }
-
     @Override
     public String toString() {
         return "record @" + fileOffset + "+" + length() + " flags=" + Flags.describe(flags()) + " rev=" + revision();

@@ -134,11 +134,6 @@ public final class WalFile implements Closeable {
         windowEnd = pos;
     }
 
-    /** One byte (hexdumps). */
-    public byte byteAt(long offset) {
-        return read(offset, 1)[0];
-    }
-
     /** The little-endian u32 at {@code offset}, without moving the window. */
     public int intAt(long offset) {
         if (offset >= windowStart && offset + 4 <= windowEnd) return window.getInt((int) (offset - windowStart));

@@ -96,13 +96,15 @@ public final class WalMigrate implements Callable<Integer> {
             for (String e : r.errors()) err.println("walmigrate: " + e);
             if (!r.errors().isEmpty() || !r.tooLarge().isEmpty()) return ExitCode.FAILED.code();
             return r.conflictCount() > 0 ? ExitCode.CONFLICTS.code() : ExitCode.OK.code();
-        } catch (IOException e) {
-            err.println("walmigrate: " + e.getMessage());
-            return ExitCode.UNREADABLE.code();
         } catch (Exception e) {
-            err.println("walmigrate: " + e.getMessage());
-            return ExitCode.FAILED.code();
+            return failed(err, e);
         }
+    }
+
+    /** One line on stderr; an unreadable source is exit 4, anything else (the target) exit 5. */
+    static int failed(PrintWriter err, Exception e) {
+        err.println("walmigrate: " + e.getMessage());
+        return (e instanceof IOException ? ExitCode.UNREADABLE : ExitCode.FAILED).code();
     }
 
     @FunctionalInterface
@@ -133,8 +135,7 @@ public final class WalMigrate implements Callable<Integer> {
                     spec.commandLine().getOut().printf("walmigrate: wrote %s/wal: %,d key(s) at revision %d%n", outWal, n, src.revision());
                     return ExitCode.OK.code();
                 } catch (Exception e) {
-                    spec.commandLine().getErr().println("walmigrate: " + e.getMessage());
-                    return ExitCode.UNREADABLE.code();
+                    return failed(spec.commandLine().getErr(), e);
                 }
             }
             return migrate(spec, () -> KineSource.open(sqlite, false), target.t.options());
@@ -196,12 +197,8 @@ public final class WalMigrate implements Callable<Integer> {
                 for (String k : c.different) out.println("  different: " + k);
                 out.println(c.equal() ? "equal" : "NOT equal");
                 return c.equal() ? ExitCode.OK.code() : ExitCode.CONFLICTS.code();
-            } catch (IOException e) {
-                err.println("walmigrate: " + e.getMessage());
-                return ExitCode.UNREADABLE.code();
             } catch (Exception e) {
-                err.println("walmigrate: " + e.getMessage());
-                return ExitCode.FAILED.code();
+                return failed(err, e);
             }
         }
     }
