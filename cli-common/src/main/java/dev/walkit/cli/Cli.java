@@ -5,7 +5,8 @@ import picocli.CommandLine;
 import java.io.PrintWriter;
 
 /**
- * How every tool runs: {@code main} is {@code System.exit(Cli.run(new Tool(), args))}; tests call
+ * How every tool runs: {@code main} answers {@code --version}/{@code --help} through {@link FastStart}, else
+ * {@code System.exit(Cli.run(new Tool(), args))}; tests call
  * {@link #run(Object, PrintWriter, PrintWriter, String...)}. Usage errors give exit 2 with a one-line
  * message on stderr; unexpected exceptions exit 70 with one line (the stack trace only with
  * {@code WALKIT_DEBUG=1}).
@@ -15,18 +16,19 @@ public final class Cli {
     }
 
     public static int run(Object command, String... args) {
-        return run(command, new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+        return run(command, stdout(), stderr(), args);
+    }
+
+    public static PrintWriter stdout() {
+        return new PrintWriter(System.out, true);
+    }
+
+    public static PrintWriter stderr() {
+        return new PrintWriter(System.err, true);
     }
 
     public static int run(Object command, PrintWriter out, PrintWriter err, String... args) {
-        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
-            // The answer a runbook asks most often, without building the command model (≈ 150 ms).
-            out.println(VersionProvider.line(command.getClass().getAnnotation(CommandLine.Command.class).name()));
-            out.flush();
-            return ExitCode.OK.code();
-        }
-        CommandLine cl = commandLine(command, out, err);
-        return cl.execute(args);
+        return commandLine(command, out, err).execute(args);
     }
 
     public static CommandLine commandLine(Object command, PrintWriter out, PrintWriter err) {
@@ -37,6 +39,7 @@ public final class Cli {
     public static CommandLine configure(CommandLine cl, PrintWriter out, PrintWriter err) {
         cl.setOut(out);
         cl.setErr(err);
+        cl.setColorScheme(CommandLine.Help.defaultColorScheme(Ansi.enabled() ? CommandLine.Help.Ansi.ON : CommandLine.Help.Ansi.OFF));
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
             c.getErr().println(c.getCommandName() + ": " + ex.getMessage());

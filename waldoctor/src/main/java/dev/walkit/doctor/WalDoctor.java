@@ -36,11 +36,16 @@ public final class WalDoctor implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+        System.exit(run(Cli.stdout(), Cli.stderr(), args));
     }
 
     /** What tests call: the tool with its one-shot commands added from the command table. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
+        return commandLine(out, err).execute(args);
+    }
+
+    /** The configured command line (what main runs, and what the build renders help and man pages from). */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         CommandLine cl = new CommandLine(new WalDoctor());
         for (ShellCommand c : Commands.table().values()) {
             if (c.name().equals("quit") || c.name().equals("help")) continue;
@@ -49,7 +54,7 @@ public final class WalDoctor implements Callable<Integer> {
             sub.getCommandSpec().usageMessage().description(c.help(), "Shell form: " + c.usage());
             cl.addSubcommand(c.name(), sub);
         }
-        return Cli.configure(cl, out, err).execute(args);
+        return Cli.configure(cl, out, err);
     }
 
     @Override
@@ -82,7 +87,7 @@ public final class WalDoctor implements Callable<Integer> {
         } : null);
     }
 
-    @Command(name = "diagnose", description = "The incident report; exit codes as walverify's.")
+    @Command(name = "diagnose", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "The incident report; exit codes as walverify's.")
     static final class Diagnose implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -111,7 +116,7 @@ public final class WalDoctor implements Callable<Integer> {
         }
     }
 
-    @Command(name = "shell", description = {"Load the log once, then answer commands ('help' lists them).",
+    @Command(name = "shell", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = {"Load the log once, then answer commands ('help' lists them).",
             "On a terminal: completion (Tab), history, Ctrl-C clears the line, Ctrl-D exits. From a pipe: one command a line."})
     static final class ShellCmd implements Callable<Integer> {
         @Spec

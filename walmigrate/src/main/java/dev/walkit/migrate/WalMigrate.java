@@ -31,6 +31,11 @@ public final class WalMigrate implements Callable<Integer> {
         System.exit(Cli.run(new WalMigrate(), args));
     }
 
+    /** The configured command line (what main runs, and what the build renders help and man pages from). */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        return Cli.commandLine(new WalMigrate(), out, err);
+    }
+
     @Override
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getErr());
@@ -57,19 +62,19 @@ public final class WalMigrate implements Callable<Integer> {
         @Option(names = "--lease-ttl", defaultValue = "3600", paramLabel = "SECONDS", description = "WAL source: TTL of re-granted leases (default ${DEFAULT-VALUE}).")
         long leaseTtl;
 
-        @Option(names = "--cacert", paramLabel = "F")
+        @Option(names = "--cacert", paramLabel = "F", description = "CA certificate (PEM) to trust for https:// endpoints.")
         Path cacert;
 
-        @Option(names = "--cert", paramLabel = "F")
+        @Option(names = "--cert", paramLabel = "F", description = "Client certificate (PEM), with --key.")
         Path cert;
 
-        @Option(names = "--key", paramLabel = "F")
+        @Option(names = "--key", paramLabel = "F", description = "Client private key (PEM, PKCS#8), with --cert.")
         Path key;
 
-        @Option(names = "--user", paramLabel = "U")
+        @Option(names = "--user", paramLabel = "U", description = "etcd user, with --password-file.")
         String user;
 
-        @Option(names = "--password-file", paramLabel = "F")
+        @Option(names = "--password-file", paramLabel = "F", description = "File holding the user's password (first line).")
         Path passwordFile;
 
         MigrateOptions options() {
@@ -118,7 +123,7 @@ public final class WalMigrate implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Option(names = "--sqlite", required = true, paramLabel = "state.db")
+        @Option(names = "--sqlite", required = true, paramLabel = "state.db", description = "kine's SQLite database; never written.")
         Path sqlite;
 
         @Option(names = "--out-wal", paramLabel = "DIR", description = "Write a v2 WAL (snapshot form) instead of migrating to etcd.")
@@ -147,7 +152,7 @@ public final class WalMigrate implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Option(names = "--wal", required = true, paramLabel = "PATH")
+        @Option(names = "--wal", required = true, paramLabel = "PATH", description = "A WAL file or data directory; never written.")
         Path wal;
 
         @Mixin
@@ -168,10 +173,10 @@ public final class WalMigrate implements Callable<Integer> {
         Source source;
 
         static final class Source {
-            @Option(names = "--sqlite", paramLabel = "state.db")
+            @Option(names = "--sqlite", paramLabel = "state.db", description = "The source: kine's SQLite database.")
             Path sqlite;
 
-            @Option(names = "--wal", paramLabel = "PATH")
+            @Option(names = "--wal", paramLabel = "PATH", description = "The source: a WAL file or data directory.")
             Path wal;
         }
 

@@ -73,6 +73,11 @@ public final class WalRecover implements Callable<Integer> {
         System.exit(Cli.run(new WalRecover(), args));
     }
 
+    /** The configured command line (what main runs, and what the build renders help and man pages from). */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        return Cli.commandLine(new WalRecover(), out, err);
+    }
+
     static final class PolicyConverter extends dev.walkit.cli.Converter<RecoveryPolicy> {
         @Override
         protected RecoveryPolicy parse(String s) {

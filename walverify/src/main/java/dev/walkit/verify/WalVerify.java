@@ -51,6 +51,11 @@ public final class WalVerify implements Callable<Integer> {
         System.exit(Cli.run(new WalVerify(), args));
     }
 
+    /** The configured command line (what main runs, and what the build renders help and man pages from). */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        return Cli.commandLine(new WalVerify(), out, err);
+    }
+
     static final class LevelConverter extends dev.walkit.cli.Converter<VerifyLevel> {
         @Override
         protected VerifyLevel parse(String s) {
