@@ -64,6 +64,14 @@ public final class Json {
         return this;
     }
 
+    /** A finite number (NaN and infinities are not JSON: written as null). */
+    public Json value(double v) {
+        comma();
+        sb.append(Double.isFinite(v) ? Double.toString(v) : "null");
+        needComma = true;
+        return this;
+    }
+
     public Json nullValue() {
         comma();
         sb.append("null");
@@ -76,6 +84,10 @@ public final class Json {
     }
 
     public Json field(String n, long v) {
+        return name(n).value(v);
+    }
+
+    public Json field(String n, double v) {
         return name(n).value(v);
     }
 

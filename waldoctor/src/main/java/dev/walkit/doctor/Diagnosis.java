@@ -2,6 +2,7 @@ package dev.walkit.doctor;
 
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.Json;
+import dev.walkit.cli.Table;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
@@ -191,6 +192,34 @@ public final class Diagnosis {
         }
         out.printf("== next%n");
         for (String n : next) out.printf("  %s%n", n);
+        out.printf("verdict: %s (exit %d)%n", exit == ExitCode.OK ? "healthy" : exit == ExitCode.TAIL_ONLY ? "torn tail only" : "damaged", exit.code());
+    }
+
+    /** -w table: the same sections as {@link #human}, each a table. */
+    public void table(PrintWriter out) {
+        Replayer s = x.state();
+        new Table("field", "value").row("path", x.file().path()).row("format", x.format().label()).row("bytes", x.file().size())
+                .row("records", x.records()).row("transactions", s.transactions()).row("first revision", s.firstRevision() < 0 ? null : s.firstRevision())
+                .row("revision", s.revision()).row("compact revision", s.compactRevision()).row("live keys", s.keys().liveCount())
+                .row("tombstones", s.keys().tombstoneCount()).row("leases", leases.keysByLease().size()).row("next lease id", leases.nextLeaseId())
+                .print(out);
+        Table res = new Table("resource", "live keys", "live bytes", "writes");
+        for (Resource r : resources) res.row(r.name(), r.liveKeys(), r.liveBytes(), r.writes());
+        if (!res.isEmpty()) res.print(out);
+        Table findings = new Table("finding", "offset", "length", "rev before", "rev after", "detail");
+        for (DamageLocator.Located l : x.damage()) {
+            DamageSpan d = l.span();
+            findings.row(d.kind().label(), d.offset(), d.length(), l.revisionBefore() < 0 ? null : l.revisionBefore(),
+                    l.revisionAfter() < 0 ? null : l.revisionAfter(), d.describe());
+        }
+        for (Finding f : s.findings()) findings.row(f.kind().label(), f.offset(), f.length(), f.revision() < 0 ? null : f.revision(), null, f.detail());
+        if (!findings.isEmpty()) findings.print(out);
+        Table sig = new Table("signature", "explanation");
+        for (Signature g : signatures) sig.row(g.name(), g.explanation());
+        if (!sig.isEmpty()) sig.print(out);
+        Table next = new Table("next");
+        for (String n : this.next) next.row(n);
+        if (!next.isEmpty()) next.print(out);
         out.printf("verdict: %s (exit %d)%n", exit == ExitCode.OK ? "healthy" : exit == ExitCode.TAIL_ONLY ? "torn tail only" : "damaged", exit.code());
     }
 

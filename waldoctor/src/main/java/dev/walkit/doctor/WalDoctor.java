@@ -3,12 +3,15 @@ package dev.walkit.doctor;
 import dev.walkit.cli.Cli;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.Json;
+import dev.walkit.cli.OutputFormat;
 import dev.walkit.cli.VersionProvider;
+import dev.walkit.cli.WriteOut;
 import dev.walkit.format.KeyValue;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.TerminalBuilder;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -92,8 +95,8 @@ public final class WalDoctor implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Option(names = "--json", description = "One JSON document (schema " + Diagnosis.SCHEMA + ").")
-        boolean json;
+        @Mixin
+        WriteOut writeOut;
 
         @Parameters(paramLabel = "PATH", description = "A WAL file or data directory.")
         Path path;
@@ -102,14 +105,19 @@ public final class WalDoctor implements Callable<Integer> {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
-            return withIndex(path, err, !json, x -> {
+            if (writeOut.check("waldoctor diagnose", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
+            OutputFormat format = writeOut.format();
+            return withIndex(path, err, format == OutputFormat.SIMPLE, x -> {
                 if (x.records() == 0 && x.damage().stream().noneMatch(l -> l.span().kind() == dev.walkit.format.DamageKind.CRC_RANGE_BUG)) {
                     err.println("waldoctor: " + path + ": not a WAL: no valid record");
                     return ExitCode.UNREADABLE.code();
                 }
                 Diagnosis d = new Diagnosis(x);
-                if (json) out.println(d.json());
-                else d.human(out);
+                switch (format) {
+                    case JSON -> out.println(d.json());
+                    case TABLE -> d.table(out);
+                    default -> d.human(out);
+                }
                 out.flush();
                 return d.exitCode().code();
             });
@@ -160,8 +168,8 @@ public final class WalDoctor implements Callable<Integer> {
         @Option(names = "--show-secrets", description = "Show values under /registry/secrets/.")
         boolean showSecrets;
 
-        @Option(names = "--json", description = "get: the key as JSON.")
-        boolean json;
+        @Mixin
+        WriteOut writeOut;
 
         @Parameters(index = "0", paramLabel = "PATH", description = "A WAL file or data directory.")
         Path path;
@@ -177,9 +185,14 @@ public final class WalDoctor implements Callable<Integer> {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
+            boolean get = command.name().equals("get");
+            String name = "waldoctor " + command.name();
+            if ((get ? writeOut.check(name, err, OutputFormat.SIMPLE, OutputFormat.JSON) : writeOut.check(name, err, OutputFormat.SIMPLE)) != null) {
+                return ExitCode.USAGE.code();
+            }
             return withIndex(path, err, false, x -> {
                 ShellContext ctx = new ShellContext(x, showSecrets);
-                if (json && command.name().equals("get")) return getJson(ctx, out, err);
+                if (writeOut.format() == OutputFormat.JSON) return getJson(ctx, out, err);
                 List<String> line = new ArrayList<>();
                 line.add(command.name());
                 line.addAll(words);

@@ -65,6 +65,30 @@ class WalDoctorTest {
     }
 
     @Test
+    void diagnoseWriteOutTableHasTheFactsAndTheDamageRow() throws Exception {
+        Path wal = Fixtures.path("vectors/small-torn-tail/wal");
+        JsonNode j = run("diagnose", "-w", "json", wal.toString()).json();
+        JsonNode d = j.get("damage").get(0);
+        Run t = run("diagnose", "-w", "table", wal.toString());
+        assertEquals(1, t.exit());
+        List<String> lines = t.out().lines().map(l -> l.replaceAll(" +", " ")).toList();
+        assertTrue(lines.contains("| live keys | " + j.get("live_keys").asLong() + " |"), t.out());
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("| torn-tail | " + d.get("offset").asLong() + " | " + d.get("length").asLong() + " |")), t.out());
+        assertEquals("verdict: torn tail only (exit 1)", lines.get(lines.size() - 1));
+    }
+
+    @Test
+    void oneShotCommandsSayWhichFormatsTheyHave() throws Exception {
+        String wal = Fixtures.path("vectors/small/wal").toString();
+        Run stats = run("stats", "-w", "table", wal);
+        assertEquals(2, stats.exit());
+        assertEquals("waldoctor stats: -w table is not supported here (simple)\n", stats.err());
+        Run get = run("get", "-w", "table", wal, "/registry/x");
+        assertEquals("waldoctor get: -w table is not supported here (simple, json)\n", get.err());
+        assertEquals(2, get.exit());
+    }
+
+    @Test
     void recognisesTheCrcRangeBugAndPointsToTheFlag() throws Exception {
         JsonNode j = run("diagnose", "--json", Fixtures.path("vectors/small-crc-range-bug/wal").toString()).json();
         assertEquals(List.of("crc-range-bug"), signatures(j));

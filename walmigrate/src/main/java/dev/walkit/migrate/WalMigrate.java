@@ -2,7 +2,9 @@ package dev.walkit.migrate;
 
 import dev.walkit.cli.Cli;
 import dev.walkit.cli.ExitCode;
+import dev.walkit.cli.OutputFormat;
 import dev.walkit.cli.VersionProvider;
+import dev.walkit.cli.WriteOut;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -82,9 +84,11 @@ public final class WalMigrate implements Callable<Integer> {
         }
     }
 
-    static int migrate(CommandLine.Model.CommandSpec spec, KeySourceOpener open, MigrateOptions o) {
+    static int migrate(CommandLine.Model.CommandSpec spec, WriteOut writeOut, KeySourceOpener open, MigrateOptions o) {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (writeOut.check("walmigrate", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
+        OutputFormat format = writeOut.format();
         String invalid = o.dryRun() && (o.endpoints() == null || o.endpoints().isEmpty()) ? null : o.validate();
         if (invalid != null) {
             err.println("walmigrate: " + invalid);
@@ -92,15 +96,13 @@ public final class WalMigrate implements Callable<Integer> {
         }
         try (KeySource src = open.open()) {
             MigrationReport r = new Migrator(o, System.console() != null ? err : null).run(src);
-            out.printf("walmigrate: %s -> %s: %,d source key(s) in %,d batch(es): %,d written, %,d already present, %,d conflict(s), %,d too large, %,d lease(s) granted; %.1f s (%,.0f keys/s)%s%n",
-                    src.describe(), o.dryRun() ? "(dry run)" : String.join(",", o.endpoints()), r.sourceKeys(), r.batches(), r.written(),
-                    r.alreadyPresent(), r.conflictCount(), r.tooLarge().size(), r.leasesGranted(), r.seconds(), r.sourceKeys() / Math.max(r.seconds(), 1e-3),
-                    o.dryRun() ? "; nothing written" : "");
-            for (String c : r.conflicts()) out.println("  conflict (left as it is): " + c);
+            ExitCode code = !r.errors().isEmpty() || !r.tooLarge().isEmpty() ? ExitCode.FAILED
+                    : r.conflictCount() > 0 ? ExitCode.CONFLICTS : ExitCode.OK;
+            Output.migration(out, format, src.describe(), o, r, code);
+            out.flush();
             for (String t : r.tooLarge()) err.println("walmigrate: too large for any request: " + t);
             for (String e : r.errors()) err.println("walmigrate: " + e);
-            if (!r.errors().isEmpty() || !r.tooLarge().isEmpty()) return ExitCode.FAILED.code();
-            return r.conflictCount() > 0 ? ExitCode.CONFLICTS.code() : ExitCode.OK.code();
+            return code.code();
         } catch (Exception e) {
             return failed(err, e);
         }
@@ -132,18 +134,22 @@ public final class WalMigrate implements Callable<Integer> {
         @Mixin
         TargetMixin target;
 
+        @Mixin
+        WriteOut writeOut;
+
         @Override
         public Integer call() {
             if (outWal != null) {
+                if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
                 try (KeySource src = KineSource.open(sqlite)) {
                     long n = OfflineWal.write(src, outWal);
-                    spec.commandLine().getOut().printf("walmigrate: wrote %s/wal: %,d key(s) at revision %d%n", outWal, n, src.revision());
+                    Output.offlineWal(spec.commandLine().getOut(), writeOut.format(), outWal.resolve("wal"), n, src.revision());
                     return ExitCode.OK.code();
                 } catch (Exception e) {
                     return failed(spec.commandLine().getErr(), e);
                 }
             }
-            return migrate(spec, () -> KineSource.open(sqlite, false), target.t.options());
+            return migrate(spec, writeOut, () -> KineSource.open(sqlite, false), target.t.options());
         }
     }
 
@@ -158,9 +164,12 @@ public final class WalMigrate implements Callable<Integer> {
         @Mixin
         TargetMixin target;
 
+        @Mixin
+        WriteOut writeOut;
+
         @Override
         public Integer call() {
-            return migrate(spec, () -> WalSource.open(wal), target.t.options());
+            return migrate(spec, writeOut, () -> WalSource.open(wal), target.t.options());
         }
     }
 
@@ -183,11 +192,15 @@ public final class WalMigrate implements Callable<Integer> {
         @Mixin
         TargetMixin target;
 
+        @Mixin
+        WriteOut writeOut;
+
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             MigrateOptions o = target.t.options();
+            if (writeOut.check("walmigrate verify", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
             String invalid = o.validate();
             if (invalid != null) {
                 err.println("walmigrate: " + invalid);
@@ -195,12 +208,8 @@ public final class WalMigrate implements Callable<Integer> {
             }
             try (KeySource src = source.sqlite != null ? KineSource.open(source.sqlite) : WalSource.open(source.wal)) {
                 Comparison c = Comparison.run(src, o);
-                out.printf("walmigrate verify: source %,d key(s), target %,d key(s): %,d same, %,d missing, %,d extra, %,d different%n",
-                        c.sourceKeys, c.targetKeys, c.same, c.missingCount, c.extraCount, c.differentCount);
-                for (String k : c.missing) out.println("  missing: " + k);
-                for (String k : c.extra) out.println("  extra: " + k);
-                for (String k : c.different) out.println("  different: " + k);
-                out.println(c.equal() ? "equal" : "NOT equal");
+                Output.comparison(out, writeOut.format(), c);
+                out.flush();
                 return c.equal() ? ExitCode.OK.code() : ExitCode.CONFLICTS.code();
             } catch (Exception e) {
                 return failed(err, e);

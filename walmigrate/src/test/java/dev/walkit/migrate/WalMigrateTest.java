@@ -9,6 +9,8 @@ import dev.walkit.format.replay.Replayer;
 import dev.walkit.testdata.K8sWalGenerator;
 import dev.walkit.testdata.EtcdCluster;
 import dev.walkit.testdata.KineDbGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -33,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** walmigrate against a real etcd on loopback, from real SQLite files written with kine's schema. */
@@ -155,6 +158,25 @@ class WalMigrateTest {
         Run v = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p);
         assertEquals(1, v.exit());
         assertTrue(v.out().contains("1 different") && v.out().contains("different: " + p + keys.get(5)), v.out());
+
+        // The same answers for a script (-w json) and as tables (-w table).
+        Run again = run("kine", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p, "-w", "json");
+        assertEquals(1, again.exit(), again.err());
+        JsonNode m = new ObjectMapper().readTree(again.out());
+        assertEquals("walkit.walmigrate/v1", m.get("schema").asText());
+        assertEquals(want.size(), m.get("source_keys").asLong());
+        assertEquals(want.size() - 1, m.get("already_present").asLong());
+        assertEquals(1, m.get("conflict_count").asLong());
+        assertEquals(p + keys.get(5), m.get("conflicts").get(0).asText());
+        assertEquals(1, m.get("exit_code").asInt());
+        Run vj = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p, "--json");
+        JsonNode j = new ObjectMapper().readTree(vj.out());
+        assertEquals(1, j.get("different_count").asLong());
+        assertEquals(p + keys.get(5), j.get("different").get(0).asText());
+        assertFalse(j.get("equal").asBoolean());
+        Run vt = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p, "-w", "table");
+        assertTrue(vt.out().lines().map(l -> l.replaceAll(" +", " ")).anyMatch(l -> l.equals("| different | " + p + keys.get(5) + " |")), vt.out());
+        assertEquals(1, vt.exit());
     }
 
     @Test

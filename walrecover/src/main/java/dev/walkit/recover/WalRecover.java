@@ -3,13 +3,17 @@ package dev.walkit.recover;
 import dev.walkit.cli.Cli;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.Json;
+import dev.walkit.cli.OutputFormat;
+import dev.walkit.cli.Table;
 import dev.walkit.cli.VersionProvider;
+import dev.walkit.cli.WriteOut;
 import dev.walkit.format.CrcRange;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.replay.RecoveryPolicy;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -57,6 +61,9 @@ public final class WalRecover implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Write nothing; report, and preview the keys the dropped transactions would have changed.")
     boolean dryRun;
 
+    @Mixin
+    WriteOut writeOut;
+
     @Option(names = "--report", paramLabel = "FILE", description = "Also write the report as JSON to FILE.")
     Path report;
 
@@ -99,6 +106,7 @@ public final class WalRecover implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision, compact, acceptCrc,
                 leaseTtl, dryRun, force);
+        if (writeOut.check("walrecover", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
         String invalid = o.validate();
         if (invalid != null) {
             err.println("walrecover: " + invalid);
@@ -114,7 +122,12 @@ public final class WalRecover implements Callable<Integer> {
             err.println("walrecover: " + e.getMessage());
             return ExitCode.UNREADABLE.code();
         }
-        human(stdout, r);
+        switch (writeOut.format()) {
+            case JSON -> stdout.println(json(r));
+            case TABLE -> table(stdout, r);
+            default -> human(stdout, r);
+        }
+        stdout.flush();
         if (report != null) {
             try {
                 Files.writeString(report, json(r) + "\n", StandardCharsets.UTF_8);
@@ -157,6 +170,30 @@ public final class WalRecover implements Callable<Integer> {
             out.printf("wrote %s (%,d bytes, sha256 %s) and %s, verified%n", r.output(), r.outputBytes(), r.outputSha256(),
                     r.output().resolveSibling(Recovery.LEASES_FILE));
         }
+    }
+
+    /** -w table: the facts, then damaged ranges, dropped transactions and (dry run) the loss, each a table. */
+    static void table(PrintWriter out, RecoveryReport r) {
+        RecoveryOptions o = r.options();
+        Table facts = new Table("field", "value").row("input", r.input()).row("format", r.format() == null ? null : r.format().label())
+                .row("policy", o.policy().label()).row("dry run", o.dryRun()).row("input bytes", r.inputBytes()).row("input records", r.inputRecords())
+                .row("kept transactions", r.keptTransactions()).row("kept records", r.keptRecords()).row("dropped transactions", r.droppedTransactions());
+        if (r.refused() != null) facts.row("refused", r.refused());
+        else {
+            facts.row("final revision", r.finalRevision()).row("compact revision", r.compactRevision()).row("live keys", r.liveKeys())
+                    .row("leases", r.leases().keysByLease().size()).row("next lease id", r.leases().nextLeaseId()).row("state digest", r.stateDigest());
+            if (!o.dryRun()) facts.row("output", r.output()).row("output bytes", r.outputBytes()).row("output sha256", r.outputSha256());
+        }
+        facts.print(out);
+        Table damage = new Table("damage", "offset", "length");
+        for (DamageSpan d : r.damage()) damage.row(d.kind().label(), d.offset(), d.length());
+        if (!damage.isEmpty()) damage.print(out);
+        Table dropped = new Table("dropped at offset", "revision", "records", "why");
+        for (RecoveryReport.Dropped d : r.dropped()) dropped.row(d.offset(), d.revision(), d.records(), d.why());
+        if (!dropped.isEmpty()) dropped.print(out);
+        Table loss = new Table("would lose", "key", "revision");
+        for (RecoveryReport.Loss l : r.loss()) loss.row(l.change(), new String(l.key(), StandardCharsets.UTF_8), l.revision());
+        if (o.dryRun() && !loss.isEmpty()) loss.print(out);
     }
 
     static String json(RecoveryReport r) {

@@ -287,6 +287,15 @@ class WalRecoverTest {
         assertTrue(rep.get("dropped_transactions").asLong() > 0);
         assertTrue(rep.get("loss").size() > 0, rep.toString());
         assertTrue(r.out().contains("would lose:"), r.out());
+
+        Run json = run("--dry-run", "--policy", "point-in-time", "-w", "json", "--out", out.toString(), input.toString());
+        assertEquals(rep, new ObjectMapper().readTree(json.out()), "-w json prints the report that --report writes");
+        Run table = run("--dry-run", "--policy", "point-in-time", "-w", "table", "--out", out.toString(), input.toString());
+        List<String> lines = table.out().lines().map(l -> l.replaceAll(" +", " ")).toList();
+        assertTrue(lines.contains("| dropped transactions | " + rep.get("dropped_transactions").asLong() + " |"), table.out());
+        JsonNode loss = rep.get("loss").get(0);
+        assertTrue(lines.contains("| " + loss.get("change").asText() + " | " + loss.get("key").asText() + " | " + loss.get("revision").asLong() + " |"), table.out());
+        assertFalse(Files.exists(out));
     }
 
     @Test

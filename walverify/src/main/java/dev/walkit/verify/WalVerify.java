@@ -3,12 +3,16 @@ package dev.walkit.verify;
 import dev.walkit.cli.Cli;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.Json;
+import dev.walkit.cli.OutputFormat;
+import dev.walkit.cli.Table;
 import dev.walkit.cli.VersionProvider;
+import dev.walkit.cli.WriteOut;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.replay.DamageLocator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -35,8 +39,8 @@ public final class WalVerify implements Callable<Integer> {
             defaultValue = "decode", converter = LevelConverter.class)
     VerifyLevel level;
 
-    @Option(names = "--json", description = "One JSON document on stdout.")
-    boolean json;
+    @Mixin
+    WriteOut writeOut;
 
     @Option(names = "--jsonl", description = "Findings as JSON lines as they are found, then a summary line.")
     boolean jsonl;
@@ -70,8 +74,10 @@ public final class WalVerify implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (json && jsonl) {
-            err.println("walverify: --json and --jsonl exclude each other");
+        if (writeOut.check("walverify", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
+        OutputFormat format = writeOut.format();
+        if (jsonl && format != OutputFormat.SIMPLE) {
+            err.println("walverify: --jsonl and -w " + format.label() + " exclude each other");
             return ExitCode.USAGE.code();
         }
         Verifier.Listener streaming = !jsonl || quiet ? null : new Verifier.Listener() {
@@ -99,8 +105,9 @@ public final class WalVerify implements Callable<Integer> {
         }
         ExitCode code = exitCode(r);
         if (quiet) return code.code();
-        if (json) out.println(summaryJson(r, code, true));
-        else if (jsonl) out.println(summaryJson(r, code, false));
+        if (jsonl) out.println(summaryJson(r, code, false));
+        else if (format == OutputFormat.JSON) out.println(summaryJson(r, code, true));
+        else if (format == OutputFormat.TABLE) table(out, r, code);
         else human(out, r, code);
         out.flush();
         return code.code();
@@ -168,6 +175,30 @@ public final class WalVerify implements Callable<Integer> {
             default -> "DAMAGED: see the findings above; `walverify --level semantic " + r.path() + "` adds the replay rules";
         };
         out.printf("verdict: %s (exit %d)%n", verdict, code.code());
+    }
+
+    /** -w table: the facts, then the damage and the findings, each a table; the verdict line last. */
+    private static void table(PrintWriter out, VerifyReport r, ExitCode code) {
+        Table facts = new Table("field", "value").row("path", r.path()).row("format", r.format().label())
+                .row("level", r.level().name().toLowerCase(java.util.Locale.ROOT)).row("bytes", r.bytes()).row("records", r.records())
+                .row("transactions", r.transactions()).row("first revision", opt(r.firstRevision())).row("last revision", opt(r.lastRevision()))
+                .row("compact revision", opt(r.compactRevision())).row("live keys", opt(r.liveKeys())).row("tombstones", opt(r.tombstones()));
+        if (r.leftoverCompaction() != null) facts.row("leftover compaction", r.leftoverCompaction());
+        facts.print(out);
+        Table damage = new Table("kind", "offset", "length", "rev before", "rev after", "detail");
+        for (DamageLocator.Located d : r.damage()) {
+            DamageSpan s = d.span();
+            damage.row(s.kind().label(), s.offset(), s.length(), opt(d.revisionBefore()), opt(d.revisionAfter()), s.describe());
+        }
+        if (!damage.isEmpty()) damage.print(out);
+        Table findings = new Table("finding", "offset", "revision", "detail");
+        for (Finding f : r.findings()) findings.row(f.kind().label(), f.offset(), opt(f.revision()), f.detail());
+        if (!findings.isEmpty()) findings.print(out);
+        out.printf("verdict: %s (exit %d)%n", r.verdict(), code.code());
+    }
+
+    private static Long opt(long v) {
+        return v < 0 ? null : v;
     }
 
     private static String rev(long r) {

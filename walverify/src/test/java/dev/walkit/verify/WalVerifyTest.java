@@ -170,9 +170,31 @@ class WalVerifyTest {
         assertEquals(2, run("--level", "deep", "x").exit());
         assertEquals(2, run().exit());
         assertEquals(2, run("--json", "--jsonl", "x").exit());
+        assertEquals(2, run("-w", "table", "--jsonl", "x").exit());
+        Run both = run("--json", "-w", "table", "x");
+        assertEquals(2, both.exit());
+        assertEquals("walverify: --json and -w table exclude each other\n", both.err());
+        Run yaml = run("-w", "yaml", "x");
+        assertEquals(2, yaml.exit());
+        assertTrue(yaml.err().startsWith("walverify: Invalid value for option '--write-out': 'yaml' is not an output format (simple, json, table)"), yaml.err());
         Run help = run("--help");
         assertEquals(0, help.exit());
         assertTrue(help.out().contains("Exit codes:") && help.out().contains("only a torn tail"), help.out());
+    }
+
+    @Test
+    void writeOutJsonIsJsonAndTableShowsTheDamageRows() throws Exception {
+        Path wal = Fixtures.path("vectors/small-torn-tail/wal");
+        Run json = run("-w", "json", wal.toString());
+        assertEquals(run("--json", wal.toString()).out(), json.out(), "--json is -w json");
+        JsonNode d = json.json().get("damage").get(0);
+        Run table = run("-w", "table", wal.toString());
+        assertEquals(1, table.exit());
+        List<String> lines = table.out().lines().toList();
+        assertTrue(lines.get(0).startsWith("+-") && lines.get(1).contains(" FIELD ") && lines.get(1).contains(" VALUE "), table.out());
+        String row = "| torn-tail | " + d.get("offset").asLong() + " | " + d.get("length").asLong() + " |";
+        assertTrue(lines.stream().anyMatch(l -> l.replaceAll(" +", " ").startsWith(row)), row + " in\n" + table.out());
+        assertEquals("verdict: torn-tail (exit 1)", lines.get(lines.size() - 1));
     }
 
     @Test

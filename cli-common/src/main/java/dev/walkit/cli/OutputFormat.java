@@ -1,0 +1,27 @@
+package dev.walkit.cli;
+
+import java.util.Locale;
+
+/** The output formats of {@code -w/--write-out}, as etcdctl names them. */
+public enum OutputFormat {
+    /** Lines for a person at a terminal (the default). */
+    SIMPLE,
+    /** One JSON document with a {@code schema} version field. */
+    JSON,
+    /** Bordered tables, as etcdctl's {@code -w table}. */
+    TABLE;
+
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    static final class Parse extends Converter<OutputFormat> {
+        @Override
+        protected OutputFormat parse(String s) {
+            for (OutputFormat f : values()) {
+                if (f.label().equals(s)) return f;
+            }
+            throw new IllegalArgumentException("'" + s + "' is not an output format (simple, json, table)");
+        }
+    }
+}

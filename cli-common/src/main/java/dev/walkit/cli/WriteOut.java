@@ -1,0 +1,48 @@
+package dev.walkit.cli;
+
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+
+/**
+ * The output option every tool shares, as a picocli mixin: {@code -w/--write-out simple|json|table}, with
+ * {@code --json} kept as an alias of {@code -w json}.
+ */
+public final class WriteOut {
+    @Option(names = {"-w", "--write-out"}, paramLabel = "simple|json|table", converter = OutputFormat.Parse.class,
+            description = "Output format: simple (lines), json (one document with a schema version), table (default: simple).")
+    OutputFormat format;
+
+    @Option(names = "--json", description = "Same as -w json.")
+    boolean json;
+
+    /** The format asked for; {@link #check} first. */
+    public OutputFormat format() {
+        return json ? OutputFormat.JSON : format == null ? OutputFormat.SIMPLE : format;
+    }
+
+    /**
+     * Null when the options agree and the command supports the format, else the one-line usage error,
+     * already printed to {@code err} as {@code command: message}.
+     */
+    public String check(String command, PrintWriter err, OutputFormat... supported) {
+        String problem = null;
+        if (json && format != null && format != OutputFormat.JSON) problem = "--json and -w " + format.label() + " exclude each other";
+        else {
+            boolean ok = false;
+            for (OutputFormat f : supported) ok |= f == format();
+            if (!ok) problem = "-w " + format().label() + " is not supported here (" + labels(supported) + ")";
+        }
+        if (problem != null) {
+            err.println(command + ": " + problem);
+            err.flush();
+        }
+        return problem;
+    }
+
+    private static String labels(OutputFormat... fs) {
+        StringBuilder b = new StringBuilder();
+        for (OutputFormat f : fs) b.append(b.length() == 0 ? "" : ", ").append(f.label());
+        return b.toString();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.walkit.migrate;
+
+import dev.walkit.cli.ExitCode;
+import dev.walkit.cli.Json;
+import dev.walkit.cli.OutputFormat;
+import dev.walkit.cli.Table;
+
+import java.io.PrintWriter;
+import java.util.List;
+
+/** What walmigrate prints for a migration and for verify, in each of the -w formats. */
+final class Output {
+    /** The JSON schema version of -w json. */
+    static final String SCHEMA = "walkit.walmigrate/v1";
+
+    private Output() {
+    }
+
+    static void migration(PrintWriter out, OutputFormat f, String source, MigrateOptions o, MigrationReport r, ExitCode code) {
+        String target = o.dryRun() ? null : String.join(",", o.endpoints());
+        double keysPerSecond = r.sourceKeys() / Math.max(r.seconds(), 1e-3);
+        switch (f) {
+            case JSON -> {
+                Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "migration").field("source", source)
+                        .field("target", target).field("dry_run", o.dryRun()).field("source_keys", r.sourceKeys()).field("batches", r.batches())
+                        .field("written", r.written()).field("already_present", r.alreadyPresent()).field("conflict_count", r.conflictCount());
+                list(j, "conflicts", r.conflicts());
+                list(j, "too_large", r.tooLarge());
+                list(j, "errors", r.errors());
+                j.field("leases_granted", r.leasesGranted()).field("seconds", Math.round(r.seconds() * 1000) / 1000.0)
+                        .field("keys_per_second", Math.round(keysPerSecond)).field("exit_code", code.code());
+                out.println(j.endObject());
+            }
+            case TABLE -> {
+                new Table("field", "value").row("source", source).row("target", target == null ? "(dry run)" : target).row("source keys", r.sourceKeys())
+                        .row("batches", r.batches()).row("written", r.written()).row("already present", r.alreadyPresent())
+                        .row("conflicts", r.conflictCount()).row("too large", r.tooLarge().size()).row("leases granted", r.leasesGranted())
+                        .row("seconds", String.format("%.1f", r.seconds())).row("keys/s", Math.round(keysPerSecond)).print(out);
+                Table c = new Table("conflict (left as it is)");
+                for (String k : r.conflicts()) c.row(k);
+                if (!c.isEmpty()) c.print(out);
+            }
+            default -> {
+                out.printf("walmigrate: %s -> %s: %,d source key(s) in %,d batch(es): %,d written, %,d already present, %,d conflict(s), %,d too large, %,d lease(s) granted; %.1f s (%,.0f keys/s)%s%n",
+                        source, target == null ? "(dry run)" : target, r.sourceKeys(), r.batches(), r.written(), r.alreadyPresent(), r.conflictCount(),
+                        r.tooLarge().size(), r.leasesGranted(), r.seconds(), keysPerSecond, o.dryRun() ? "; nothing written" : "");
+                for (String k : r.conflicts()) out.println("  conflict (left as it is): " + k);
+            }
+        }
+    }
+
+    static void comparison(PrintWriter out, OutputFormat f, Comparison c) {
+        switch (f) {
+            case JSON -> {
+                Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "verify").field("source_keys", c.sourceKeys)
+                        .field("target_keys", c.targetKeys).field("same", c.same).field("missing_count", c.missingCount)
+                        .field("extra_count", c.extraCount).field("different_count", c.differentCount);
+                list(j, "missing", c.missing);
+                list(j, "extra", c.extra);
+                list(j, "different", c.different);
+                out.println(j.field("equal", c.equal()).endObject());
+            }
+            case TABLE -> {
+                new Table("field", "value").row("source keys", c.sourceKeys).row("target keys", c.targetKeys).row("same", c.same)
+                        .row("missing", c.missingCount).row("extra", c.extraCount).row("different", c.differentCount).print(out);
+                Table keys = new Table("difference", "key");
+                for (String k : c.missing) keys.row("missing", k);
+                for (String k : c.extra) keys.row("extra", k);
+                for (String k : c.different) keys.row("different", k);
+                if (!keys.isEmpty()) keys.print(out);
+                out.println(c.equal() ? "equal" : "NOT equal");
+            }
+            default -> {
+                out.printf("walmigrate verify: source %,d key(s), target %,d key(s): %,d same, %,d missing, %,d extra, %,d different%n",
+                        c.sourceKeys, c.targetKeys, c.same, c.missingCount, c.extraCount, c.differentCount);
+                for (String k : c.missing) out.println("  missing: " + k);
+                for (String k : c.extra) out.println("  extra: " + k);
+                for (String k : c.different) out.println("  different: " + k);
+                out.println(c.equal() ? "equal" : "NOT equal");
+            }
+        }
+    }
+
+    static void offlineWal(PrintWriter out, OutputFormat f, java.nio.file.Path wal, long keys, long revision) {
+        switch (f) {
+            case JSON -> out.println(new Json().beginObject().field("schema", SCHEMA).field("type", "offline-wal").field("wal", wal.toString())
+                    .field("keys", keys).field("revision", revision).endObject());
+            case TABLE -> new Table("field", "value").row("wal", wal).row("keys", keys).row("revision", revision).print(out);
+            default -> out.printf("walmigrate: wrote %s: %,d key(s) at revision %d%n", wal, keys, revision);
+        }
+        out.flush();
+    }
+
+    private static void list(Json j, String name, List<String> values) {
+        j.name(name).beginArray();
+        synchronized (values) {
+            for (String v : values) j.value(v);
+        }
+        j.endArray();
+    }
+}
