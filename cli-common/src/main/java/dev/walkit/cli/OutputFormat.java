@@ -15,6 +15,14 @@ public enum OutputFormat {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /** The format named {@code s}, or null. */
+    public static OutputFormat named(String s) {
+        for (OutputFormat f : values()) {
+            if (f.label().equals(s)) return f;
+        }
+        return null;
+    }
+
     static final class Parse extends Converter<OutputFormat> {
         @Override
         protected OutputFormat parse(String s) {

@@ -16,6 +16,23 @@ public final class WriteOut {
     @Option(names = "--json", description = "Same as -w json.")
     boolean json;
 
+    /** As picocli would set it from {@code -w format} (null when absent) and {@code --json}. */
+    public static WriteOut of(OutputFormat format, boolean json) {
+        WriteOut w = new WriteOut();
+        w.format = format;
+        w.json = json;
+        return w;
+    }
+
+    /** What -w said, null when it was not given. */
+    public OutputFormat writeOut() {
+        return format;
+    }
+
+    public boolean json() {
+        return json;
+    }
+
     /** The format asked for; {@link #check} first. */
     public OutputFormat format() {
         return json ? OutputFormat.JSON : format == null ? OutputFormat.SIMPLE : format;
