@@ -76,6 +76,18 @@ public final class WalReader implements Closeable {
         held = null;
     }
 
+    /**
+     * Continues reading at the first offset at or after {@code offset} where a valid record starts (what
+     * resync after damage finds), for a reader that starts mid-file; returns that offset (the file size
+     * when there is none). The bytes skipped are not reported.
+     */
+    public long resyncFrom(long offset) {
+        if (offset < 0 || offset > file.size()) throw new IllegalArgumentException("offset " + offset + " outside the file");
+        pos = offset == 0 ? 0 : resync.findNext(offset, altRanges);
+        held = null;
+        return pos;
+    }
+
     /** The next record or damaged span, or null at the end of the file. */
     public ReadResult next() {
         if (held != null) {

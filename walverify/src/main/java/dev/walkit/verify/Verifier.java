@@ -5,14 +5,11 @@ import dev.walkit.format.DamageSpan;
 import dev.walkit.format.EntrySource;
 import dev.walkit.format.Finding;
 import dev.walkit.format.LogItem;
-import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
-import dev.walkit.format.RecordView;
 import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalFormat;
-import dev.walkit.format.WalReader;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.Replay;
 import dev.walkit.format.replay.Replayer;
@@ -43,6 +40,11 @@ public final class Verifier {
     }
 
     public static VerifyReport verify(Path input, VerifyLevel level, Listener listener) throws IOException, NotAWalException {
+        return verify(input, level, listener, SplitScan.MIN_SPLIT);
+    }
+
+    /** As above; v2 files of {@code minSplit} bytes or more are read on two threads at frame and decode level. */
+    static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit) throws IOException, NotAWalException {
         Listener l = listener == null ? new Listener() { } : listener;
         Path walPath = Wal.resolve(input);
         ReaderOptions ro = level == VerifyLevel.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
@@ -59,7 +61,7 @@ public final class Verifier {
             if (level == VerifyLevel.SEMANTIC) {
                 semantic(file, ro, r, loc, l);
             } else if (sniff.format() == WalFormat.V2) {
-                frames(file, ro, r, loc);
+                frames(file, ro, r, loc, minSplit);
             } else {
                 try (EntrySource src = Wal.entries(file, WalFormat.V1, ro)) {
                     for (LogItem it; (it = src.next()) != null; ) {
@@ -91,18 +93,19 @@ public final class Verifier {
         }
     }
 
-    private static void frames(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc) {
-        WalReader reader = new WalReader(file, ro);
-        for (ReadResult x; (x = reader.next()) != null; ) {
-            if (x instanceof RecordView v) {
-                long rev = v.revision();
-                if (v.offset() == 0 && v.isSnapshot()) r.compactRevision = rev;
-                loc.record(rev);
-                if (!v.isTxnCont()) r.transactions++;
-            } else {
-                loc.damage((DamageSpan) x);
+    private static void frames(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc, long minSplit) throws IOException {
+        r.scan = SplitScan.scan(file, ro, new SplitScan.Sink() {
+            @Override
+            public void records(long count, long transactions, long firstRevision, long lastRevision, long maxRevision) {
+                loc.records(count, firstRevision, lastRevision, maxRevision);
+                r.transactions += transactions;
             }
-        }
+
+            @Override
+            public void damage(DamageSpan d) {
+                loc.damage(d);
+            }
+        }, rev -> r.compactRevision = rev, minSplit);
     }
 
     private static void semantic(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc, Listener l) throws IOException {
@@ -136,6 +139,10 @@ public final class Verifier {
 
         void record(long revision) {
             loc.record(revision);
+        }
+
+        void records(long count, long firstRevision, long lastRevision, long maxRevision) {
+            loc.records(count, firstRevision, lastRevision, maxRevision);
         }
 
         void damage(DamageSpan d) {

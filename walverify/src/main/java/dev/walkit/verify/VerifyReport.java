@@ -10,6 +10,9 @@ import java.util.List;
 
 /** What one verification found: the facts of the log, its damage and findings, and the verdict. */
 public final class VerifyReport {
+    /** How the frame/decode scan used the threads (not part of the report: its contents do not depend on it). */
+    SplitScan.Outcome scan = SplitScan.Outcome.ONE_THREAD;
+
 
     Path path;
     WalFormat format;

@@ -43,6 +43,18 @@ public final class DamageLocator implements Consumer<LogItem> {
         last = revision;
     }
 
+    /**
+     * {@code count} valid records read one after another (no damage between them), as one call: the
+     * first of revision {@code firstRevision}, the last of {@code lastRevision}, the greatest {@code maxRevision}.
+     */
+    public void records(long count, long firstRevision, long lastRevision, long maxRevision) {
+        if (count <= 0) return;
+        record(firstRevision);
+        records += count - 1;
+        if (maxRevision > this.lastRevision) this.lastRevision = maxRevision;
+        last = lastRevision;
+    }
+
     /** A damaged span was read. */
     public void damage(DamageSpan d) {
         waiting.add(d);
