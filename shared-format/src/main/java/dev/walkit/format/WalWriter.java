@@ -118,4 +118,16 @@ public final class WalWriter implements Closeable {
             channel.close();
         }
     }
+
+    /**
+     * Flushes and closes without fsync: for a caller that fsyncs the file itself, off the critical path
+     * (walrecover fsyncs on another thread while it verifies, and publishes only after both).
+     */
+    public void closeWithoutFsync() throws IOException {
+        try {
+            flush();
+        } finally {
+            channel.close();
+        }
+    }
 }

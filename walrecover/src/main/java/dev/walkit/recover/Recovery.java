@@ -25,6 +25,7 @@ import dev.walkit.format.replay.RecoveryPolicy;
 import dev.walkit.format.replay.StateDigest;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -35,6 +36,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 /**
  * The engine behind {@code walrecover}: one streaming replay of the input under a §9 policy that
@@ -113,10 +116,10 @@ public final class Recovery {
                 r.compactRevision = s.compactRevision();
                 r.liveKeys = s.keys().liveCount();
                 r.leases = s.leases(o.leaseTtl());
-                r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readThrough);
-                Timing.mark("planned digest");
-                if (o.dryRun()) return r;
-
+                if (o.dryRun()) {
+                    r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readThrough);
+                    return r;
+                }
                 String written;
                 if (history != null) {
                     history.close();
@@ -125,10 +128,23 @@ public final class Recovery {
                     written = writeSnapshot(temp, in, s);
                     r.compactRevision = s.revision();
                 }
-                AtomicOutput.fsync(temp);
-                Timing.mark("close+fsync");
+                Timing.mark("close");
+                // The fsync waits on the disk: it runs while this thread computes the planned digest and
+                // reads the output back (from the page cache). Nothing is published before it returns.
+                Path synced = temp;
+                CompletableFuture<Void> fsync = CompletableFuture.runAsync(() -> {
+                    try {
+                        AtomicOutput.fsync(synced);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }, runnable -> new Thread(runnable, "walrecover-fsync").start());
+                r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readThrough);
+                Timing.mark("planned digest");
                 verifyOutput(temp, r);
                 Timing.mark("verify");
+                join(fsync);
+                Timing.mark("fsync done");
                 AtomicOutput.writeString(outDir, LEASES_FILE, leasesJson(r.leases));
                 if (Files.exists(target)) AtomicOutput.keepAsBroken(target, now);
                 // The hash of the bytes as they were written; the read-back above checked every record's CRC.
@@ -321,10 +337,11 @@ public final class Recovery {
             out.appendRaw(rec);
         }
 
+        /** Writes what is pending and closes; the caller fsyncs. */
         void close() throws IOException {
             flushPrefix();
             closed = true;
-            out.close();
+            out.closeWithoutFsync();
         }
 
         String sha256() {
@@ -339,15 +356,29 @@ public final class Recovery {
         }
     }
 
+    private static void join(CompletableFuture<Void> f) throws IOException {
+        try {
+            f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for fsync", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UncheckedIOException u) throw u.getCause();
+            throw new IOException("fsync failed: " + e.getCause(), e.getCause());
+        }
+    }
+
     private static String writeSnapshot(Path temp, WalFile in, Replayer s) throws IOException {
         List<KeyState> live = s.keys().sortedLive();
         WalWriter w = WalWriter.create(temp);
-        try (w) {
+        try {
             w.append(RecordEncoder.snapshotMarker(s.revision(), live.size()));
             for (KeyState k : live) {
                 w.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(),
                         in.read(k.valueOffset(), k.valueLength()), k.lease()));
             }
+        } finally {
+            w.closeWithoutFsync();  // the caller fsyncs
         }
         return w.sha256();
     }
