@@ -29,12 +29,14 @@ import java.util.stream.Stream;
 public final class KineSource implements KeySource {
     /**
      * One pass: the greatest id per name (as bytes), joined back by primary key. kine keeps no
-     * version; a migrated key gets the target's own, and an offline WAL gets version 1.
+     * version; a migrated key gets the target's own, and an offline WAL gets version 1. CROSS JOIN
+     * keeps the grouped scan the outer loop, which SQLite then runs as a co-routine: rows stream from
+     * the first group on, instead of after the whole grouping is materialised.
      */
     static final String LIVE_SET = """
             SELECT CAST(k.name AS BLOB) AS kname, k.value, k.lease, k.create_revision, k.id
-            FROM kine k
-            JOIN (SELECT MAX(id) AS maxid FROM kine GROUP BY name) m ON k.id = m.maxid
+            FROM (SELECT MAX(id) AS maxid FROM kine GROUP BY name) m
+            CROSS JOIN kine k ON k.id = m.maxid
             WHERE k.deleted = 0
             """;
     /** Grouping by {@code name} walks kine's (name, id) index; key order costs a sort, so only verify asks for it. */
