@@ -157,7 +157,7 @@ public final class WalDoctor implements Callable<Integer> {
         }
     }
 
-    /** One command of the table, run once: {@code waldoctor get PATH KEY [--rev R] [--json]}. */
+    /** One command of the table, run once: {@code waldoctor get PATH KEY [--rev R] [-w json|table]}. */
     @Command(mixinStandardHelpOptions = true)
     static final class OneShot implements Callable<Integer> {
         private final ShellCommand command;
@@ -185,14 +185,10 @@ public final class WalDoctor implements Callable<Integer> {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
-            boolean get = command.name().equals("get");
-            String name = "waldoctor " + command.name();
-            if ((get ? writeOut.check(name, err, OutputFormat.SIMPLE, OutputFormat.JSON) : writeOut.check(name, err, OutputFormat.SIMPLE)) != null) {
-                return ExitCode.USAGE.code();
-            }
+            if (writeOut.check("waldoctor " + command.name(), err, StructuredOutput.formats(command.name())) != null) return ExitCode.USAGE.code();
             return withIndex(path, err, false, x -> {
                 ShellContext ctx = new ShellContext(x, showSecrets);
-                if (writeOut.format() == OutputFormat.JSON) return getJson(ctx, out, err);
+                if (writeOut.format() != OutputFormat.SIMPLE) return StructuredOutput.run(command.name(), ctx, words, writeOut.format(), out, err);
                 List<String> line = new ArrayList<>();
                 line.add(command.name());
                 line.addAll(words);
@@ -200,38 +196,6 @@ public final class WalDoctor implements Callable<Integer> {
                 out.flush();
                 return o == ShellCommand.Outcome.ERROR ? ExitCode.NOT_FOUND.code() : ExitCode.OK.code();
             });
-        }
-
-        private int getJson(ShellContext ctx, PrintWriter out, PrintWriter err) {
-            Args a = Args.parse(words, java.util.Set.of("--rev"), java.util.Set.of());
-            long rev = a.number("--rev", Long.MAX_VALUE);
-            if (a.error() != null || a.positional().size() != 1) {
-                err.println("waldoctor get: usage: get PATH KEY [--rev R] [--json]");
-                return ExitCode.USAGE.code();
-            }
-            String key = a.positional().get(0);
-            if (rev < ctx.index.state().compactRevision()) {
-                err.println("waldoctor get: revision " + rev + " is compacted");
-                return ExitCode.NOT_FOUND.code();
-            }
-            KeyValue kv = ctx.index.get(key, rev);
-            if (kv == null) {
-                err.println("waldoctor get: key not found: " + key);
-                return ExitCode.NOT_FOUND.code();
-            }
-            boolean redact = key.startsWith(ValueView.SECRETS) && !showSecrets;
-            Json j = new Json().beginObject().field("key", key).field("create_revision", kv.createRevision()).field("mod_revision", kv.modRevision())
-                    .field("version", kv.version()).field("lease", kv.lease()).field("value_bytes", kv.value().length);
-            if (redact) j.field("value_redacted", true);
-            else j.field("value_hex", HexFormat.of().formatHex(kv.value()));
-            ValueView.K8sObject o = redact ? null : ValueView.k8s(kv.value());
-            if (o != null) {
-                j.name("kubernetes").beginObject().field("apiVersion", o.apiVersion()).field("kind", o.kind()).field("namespace", o.namespace())
-                        .field("name", o.name()).endObject();
-            }
-            out.println(j.endObject());
-            out.flush();
-            return ExitCode.OK.code();
         }
     }
 }

@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class WalDoctorTest {
@@ -83,9 +84,37 @@ class WalDoctorTest {
         Run stats = run("stats", "-w", "table", wal);
         assertEquals(2, stats.exit());
         assertEquals("waldoctor stats: -w table is not supported here (simple)\n", stats.err());
-        Run get = run("get", "-w", "table", wal, "/registry/x");
-        assertEquals("waldoctor get: -w table is not supported here (simple, json)\n", get.err());
-        assertEquals(2, get.exit());
+        Run get = run("get", "-w", "json", wal, "/registry/x");
+        assertEquals("waldoctor get: key not found: /registry/x\n", get.err());
+        assertEquals(1, get.exit());
+    }
+
+    @Test
+    void rangeAndHistoryAsJsonAndTable() throws Exception {
+        String wal = Fixtures.path("vectors/small/wal").toString();
+        Run keys = run("range", wal, "/registry/configmaps/", "--keys-only");
+        List<String> want = keys.out().lines().filter(l -> l.startsWith("/")).toList();
+        assertTrue(want.size() >= 2, keys.out());
+        JsonNode j = run("range", "-w", "json", wal, "/registry/configmaps/").json();
+        List<String> got = new ArrayList<>();
+        j.get("kvs").forEach(k -> got.add(k.get("key").asText()));
+        assertEquals(want, got);
+        assertEquals(want.size(), j.get("count").asInt());
+        assertFalse(j.get("more").asBoolean());
+        JsonNode limited = run("range", "-w", "json", wal, "/registry/configmaps/", "--limit", "1").json();
+        assertEquals(1, limited.get("count").asInt());
+        assertTrue(limited.get("more").asBoolean());
+
+        JsonNode h = run("history", "--json", wal, "/registry/configmaps/ns0/cm-0").json();
+        List<Long> revs = new ArrayList<>();
+        h.get("kvs").forEach(e -> revs.add(e.get("mod_revision").asLong()));
+        List<Long> simple = run("history", wal, "/registry/configmaps/ns0/cm-0").out().lines().filter(l -> l.startsWith("rev "))
+                .map(l -> Long.parseLong(l.split("\\s+")[1])).toList();
+        assertEquals(simple, revs);
+        assertTrue(revs.contains(134L) && revs.contains(203L), revs.toString());
+        Run t = run("history", "-w", "table", wal, "/registry/configmaps/ns0/cm-0");
+        assertEquals(0, t.exit(), t.err());
+        assertTrue(t.out().lines().map(l -> l.replaceAll(" +", " ")).anyMatch(l -> l.startsWith("| /registry/configmaps/ns0/cm-0 | PUT | 203 | 134 |")), t.out());
     }
 
     @Test
@@ -145,8 +174,10 @@ class WalDoctorTest {
         Path wal = Fixtures.path("vectors/small/wal");
         Run g = run("get", wal.toString(), "/registry/configmaps/ns0/cm-0", "--json");
         assertEquals(0, g.exit(), g.err());
-        assertEquals(203, g.json().get("mod_revision").asLong());
-        assertEquals(134, g.json().get("create_revision").asLong());
+        JsonNode kv = g.json().get("kvs").get(0);
+        assertEquals("walkit.waldoctor.kv/v1", g.json().get("schema").asText());
+        assertEquals(203, kv.get("mod_revision").asLong());
+        assertEquals(134, kv.get("create_revision").asLong());
         Run old = run("get", wal.toString(), "/registry/configmaps/ns0/cm-0", "--rev", "150");
         assertEquals(0, old.exit(), old.out() + old.err());
         assertTrue(old.out().contains("mod_revision: 134"), old.out());

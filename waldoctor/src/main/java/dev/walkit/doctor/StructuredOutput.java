@@ -1,0 +1,129 @@
+package dev.walkit.doctor;
+
+import dev.walkit.cli.ExitCode;
+import dev.walkit.cli.Json;
+import dev.walkit.cli.OutputFormat;
+import dev.walkit.cli.Table;
+import dev.walkit.format.KeyValue;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code -w json} and {@code -w table} of the one-shot commands that return keys: {@code get},
+ * {@code range} and {@code history} (the shell and the other commands print lines). Values as hex,
+ * secrets redacted unless {@code --show-secrets}, Kubernetes objects named.
+ */
+final class StructuredOutput {
+    static final String SCHEMA = "walkit.waldoctor.kv/v1";
+
+    /** The formats each one-shot command has. */
+    static final Map<String, Set<OutputFormat>> FORMATS = Map.of(
+            "get", EnumSet.of(OutputFormat.SIMPLE, OutputFormat.JSON, OutputFormat.TABLE),
+            "range", EnumSet.of(OutputFormat.SIMPLE, OutputFormat.JSON, OutputFormat.TABLE),
+            "history", EnumSet.of(OutputFormat.SIMPLE, OutputFormat.JSON, OutputFormat.TABLE));
+
+    static OutputFormat[] formats(String command) {
+        return FORMATS.getOrDefault(command, EnumSet.of(OutputFormat.SIMPLE)).toArray(new OutputFormat[0]);
+    }
+
+    private StructuredOutput() {
+    }
+
+    /** Runs {@code command} with {@code words} (its arguments) and prints it as {@code format}; the exit code. */
+    static int run(String command, ShellContext ctx, List<String> words, OutputFormat format, PrintWriter out, PrintWriter err) {
+        String name = "waldoctor " + command;
+        Args a = switch (command) {
+            case "get" -> Args.parse(words, Set.of("--rev"), Set.of());
+            case "range" -> Args.parse(words, Set.of("--rev", "--limit"), Set.of("--keys-only"));
+            default -> Args.parse(words, Set.of(), Set.of());
+        };
+        boolean keyed = !command.equals("range");
+        if (a.error() != null || (keyed ? a.positional().size() != 1 : a.positional().size() > 1)) {
+            err.println(name + ": usage: " + Commands.table().get(command).usage() + (a.error() == null ? "" : " (" + a.error() + ")"));
+            return ExitCode.USAGE.code();
+        }
+        long rev = a.number("--rev", Long.MAX_VALUE);
+        long limit = a.number("--limit", 0);
+        if (rev < ctx.index.state().compactRevision()) {
+            err.println(name + ": revision " + rev + " is compacted (compact revision " + ctx.index.state().compactRevision() + ")");
+            return ExitCode.NOT_FOUND.code();
+        }
+        List<KeyValue> kvs = new ArrayList<>();
+        boolean more = false;
+        String key = a.positional().isEmpty() ? "" : a.positional().get(0);
+        switch (command) {
+            case "get" -> {
+                KeyValue kv = ctx.index.get(key, rev);
+                if (kv != null) kvs.add(kv);
+            }
+            case "history" -> {
+                LogIndex.History h = ctx.index.history(key);
+                if (h != null) for (int i = 0; i < h.size; i++) kvs.add(ctx.index.entry(h, i));
+            }
+            default -> {
+                for (var e : ctx.index.histories().subMap(key, key + Character.MAX_VALUE).entrySet()) {
+                    int i = e.getValue().at(rev);
+                    if (i < 0 || e.getValue().isDelete(i)) continue;
+                    if (limit > 0 && kvs.size() >= limit) {
+                        more = true;
+                        break;
+                    }
+                    kvs.add(ctx.index.entry(e.getValue(), i));
+                }
+            }
+        }
+        if (keyed && kvs.isEmpty()) {
+            err.println(name + ": key not found: " + key);
+            return ExitCode.NOT_FOUND.code();
+        }
+        boolean keysOnly = a.has("--keys-only");
+        if (format == OutputFormat.JSON) {
+            Json j = new Json().beginObject().field("schema", SCHEMA).field("command", command)
+                    .field("revision", rev == Long.MAX_VALUE ? ctx.index.state().revision() : rev);
+            j.name("kvs").beginArray();
+            for (KeyValue kv : kvs) kvJson(j, kv, keysOnly, ctx.showSecrets);
+            j.endArray().field("count", kvs.size()).field("more", more);
+            out.println(j.endObject());
+        } else {
+            Table t = keysOnly ? new Table("key") : new Table("key", "op", "mod rev", "create rev", "version", "lease", "value");
+            for (KeyValue kv : kvs) {
+                String k = new String(kv.key(), java.nio.charset.StandardCharsets.UTF_8);
+                if (keysOnly) t.row(k);
+                else if (kv.isDelete()) t.row(k, "DELETE", kv.modRevision(), null, null, null, null);
+                else t.row(k, "PUT", kv.modRevision(), kv.createRevision(), kv.version(), kv.lease(), ValueView.summary(k, kv.value(), ctx.showSecrets));
+            }
+            t.print(out);
+            if (more) out.println("… (--limit " + limit + ")");
+        }
+        out.flush();
+        return ExitCode.OK.code();
+    }
+
+    private static void kvJson(Json j, KeyValue kv, boolean keysOnly, boolean showSecrets) {
+        String key = new String(kv.key(), java.nio.charset.StandardCharsets.UTF_8);
+        j.beginObject().field("key", key);
+        if (keysOnly) {
+            j.endObject();
+            return;
+        }
+        j.field("type", kv.isDelete() ? "DELETE" : "PUT").field("mod_revision", kv.modRevision());
+        if (!kv.isDelete()) {
+            boolean redact = key.startsWith(ValueView.SECRETS) && !showSecrets;
+            j.field("create_revision", kv.createRevision()).field("version", kv.version()).field("lease", kv.lease()).field("value_bytes", kv.value().length);
+            if (redact) j.field("value_redacted", true);
+            else j.field("value_hex", HexFormat.of().formatHex(kv.value()));
+            ValueView.K8sObject o = redact ? null : ValueView.k8s(kv.value());
+            if (o != null) {
+                j.name("kubernetes").beginObject().field("apiVersion", o.apiVersion()).field("kind", o.kind()).field("namespace", o.namespace())
+                        .field("name", o.name()).endObject();
+            }
+        }
+        j.endObject();
+    }
+}
