@@ -1,5 +1,6 @@
 package dev.walkit.migrate;
 
+import dev.walkit.cli.Timing;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
@@ -51,6 +52,7 @@ public final class Migrator {
             return r;
         }
         try (Client client = EtcdClients.build(o)) {
+            Timing.mark("etcd client");
             KV kv = client.getKVClient();
             Leases leases = new Leases(client, source.leaseIsTtl(), o.leaseTtl());
             ExecutorService pool = Executors.newFixedThreadPool(o.concurrency(), runnable -> {
@@ -74,12 +76,15 @@ public final class Migrator {
                     });
                     showProgress(done.get(), start);
                 });
+                Timing.mark("all batches sent");
             } finally {
                 pool.shutdown();
                 pool.awaitTermination(1, TimeUnit.HOURS);
             }
+            Timing.mark("all committed");
             r.leasesGranted = leases.granted();
         }
+        Timing.mark("client closed");
         r.nanos = System.nanoTime() - start;
         if (progress != null) progress.print("\r\033[K");
         return r;

@@ -3,6 +3,7 @@ package dev.walkit.migrate;
 import dev.walkit.cli.Cli;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.OutputFormat;
+import dev.walkit.cli.Timing;
 import dev.walkit.cli.VersionProvider;
 import dev.walkit.cli.WriteOut;
 import picocli.CommandLine;
@@ -94,7 +95,9 @@ public final class WalMigrate implements Callable<Integer> {
             err.println("walmigrate: " + invalid);
             return ExitCode.USAGE.code();
         }
+        Timing.mark("parsed");
         try (KeySource src = open.open()) {
+            Timing.mark("source open");
             MigrationReport r = new Migrator(o, System.console() != null ? err : null).run(src);
             ExitCode code = !r.errors().isEmpty() || !r.tooLarge().isEmpty() ? ExitCode.FAILED
                     : r.conflictCount() > 0 ? ExitCode.CONFLICTS : ExitCode.OK;

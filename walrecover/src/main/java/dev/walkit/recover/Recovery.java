@@ -1,5 +1,6 @@
 package dev.walkit.recover;
 
+import dev.walkit.cli.Timing;
 import dev.walkit.format.CrcRange;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
