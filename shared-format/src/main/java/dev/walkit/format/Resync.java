@@ -48,11 +48,25 @@ final class Resync {
      * one of {@code altRanges}; the file size when there is none.
      */
     long findNext(long from, Set<CrcRange> altRanges) {
+        return findNext(from, altRanges, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #findNext(long, Set)}, looking only at starts below {@code until} (a record that starts
+     * there may end past it); -1 when there is none below {@code until} and {@code until} is before the
+     * last possible start.
+     */
+    long findNext(long from, Set<CrcRange> altRanges, long until) {
         final long size = file.size();
         origin = from;
         computed = 0;
+        // Room for the checkpoints of the rest of the file (up to 4 MiB of them) before the scan: growing
+        // the array inside the compiled loop is a branch it rarely takes, and each first take of it
+        // sends the loop back to the interpreter.
+        long wanted = Math.min(((size - from) >>> CP_SHIFT) + 2, 1 << 20);
+        if (checkpoints.length < wanted) checkpoints = new int[(int) wanted];
         checkpoints[0] = 0;
-        final long lastStart = size - framing.minFrame();
+        final long lastStart = Math.min(size - framing.minFrame(), until - 1);
         final int header = framing.headerLength();
         long p = from;
         while (p <= lastStart) {
@@ -61,13 +75,19 @@ final class Resync {
             // Scan inside this chunk without re-fetching the buffer for every byte.
             int stop = (int) Math.min(buf.limit() - header, idx + (lastStart - p)) + 1;
             final long flagMask = framing.firstByteMask(); // v2 only: also the zero-word rule below
+            final long ninthMask = framing.ninthByteMask();
+            final int wordsEnd = buf.limit() - 16;
             for (int i = idx; i < stop; i++) {
-                if (flagMask != 0 && i + 8 <= stop) {
+                if (flagMask != 0 && i + 8 <= stop && i <= wordsEnd) {
                     // Eight offsets at a time: a header can only start where the first byte has no
-                    // reserved flag bit; skip words where every byte has one (most of random garbage).
+                    // reserved flag bit and rec_len's top byte (8 further on) is small; skip words where
+                    // no offset has both (nearly all of random garbage). The zero-byte test below can
+                    // flag a byte that is not zero, never miss one that is: plausibleFrame decides.
                     long word = buf.getLong(i);
                     long m = word & flagMask;
-                    long z = (m - 0x0101_0101_0101_0101L) & ~m & 0x8080_8080_8080_8080L;
+                    long t = buf.getLong(i + 8) & ninthMask;
+                    long z = (m - 0x0101_0101_0101_0101L) & ~m & 0x8080_8080_8080_8080L
+                            & (t - 0x0101_0101_0101_0101L) & ~t & 0x8080_8080_8080_8080L;
                     if (z == 0) {
                         i += 7;
                         continue;
@@ -87,7 +107,7 @@ final class Resync {
             }
             p += stop - idx;
         }
-        return size;
+        return until <= size - framing.minFrame() ? -1 : size;
     }
 
     private boolean validates(long a, long frame, Set<CrcRange> altRanges) {

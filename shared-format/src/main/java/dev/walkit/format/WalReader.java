@@ -6,6 +6,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 
 /**
@@ -38,6 +41,9 @@ public final class WalReader implements Closeable {
     private ByteBuffer scratch;
     /** A result read ahead while merging crc-range-bug spans, or END. */
     private Object held;
+    /** See {@link #resyncHorizon}: Long.MAX_VALUE when unset. */
+    private long horizon = Long.MAX_VALUE;
+    private Future<Long> beyondHorizon;
 
     public WalReader(WalFile file, ReaderOptions options) {
         this(file, options, false);
@@ -86,6 +92,34 @@ public final class WalReader implements Closeable {
         pos = offset == 0 ? 0 : resync.findNext(offset, altRanges);
         held = null;
         return pos;
+    }
+
+    /**
+     * For a reader of a file's first part while another reads on from {@code horizon}: a resync that
+     * finds no valid record before {@code horizon} takes {@code firstValidAtOrPast} (what the other
+     * reader's {@link #resyncFrom}{@code (horizon)} found) instead of scanning on, so that a damaged
+     * span across the horizon is scanned once. Used only while no buggy CRC range has been seen (the
+     * other reader starts without any); otherwise, or if the future fails, this reader scans itself.
+     */
+    public void resyncHorizon(long horizon, Future<Long> firstValidAtOrPast) {
+        this.horizon = horizon;
+        this.beyondHorizon = firstValidAtOrPast;
+    }
+
+    private long findNext(long from) {
+        if (beyondHorizon != null && from < horizon && altRanges.isEmpty()) {
+            long found = resync.findNext(from, altRanges, horizon);
+            if (found >= 0) return found;
+            try {
+                return beyondHorizon.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | CancellationException e) {
+                // the other reader failed: scan on here
+            }
+            return resync.findNext(horizon, altRanges);
+        }
+        return resync.findNext(from, altRanges);
     }
 
     /** The next record or damaged span, or null at the end of the file. */
@@ -182,7 +216,7 @@ public final class WalReader implements Closeable {
                 claimedTxnCont = Flags.isTxnCont(buf.get(idx));
             }
         }
-        long next = resync.findNext(start + 1, altRanges);
+        long next = findNext(start + 1);
         pos = next;
         DamageKind kind;
         String detail = headerDetail;

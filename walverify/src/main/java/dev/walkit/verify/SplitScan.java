@@ -23,7 +23,9 @@ import java.util.concurrent.ExecutionException;
  * second thread started (the normal case), the second half's events follow; otherwise (damage
  * across the middle that resync read differently, or a crc range bug seen in the first half) this
  * thread simply reads on to the end and the second thread's work is dropped. Either way the report
- * is the one a single pass makes.
+ * is the one a single pass makes. A damaged span across the middle is scanned once: when this thread's
+ * resync finds nothing valid before the middle, the second thread's start is its answer
+ * ({@link WalReader#resyncHorizon}).
  */
 final class SplitScan {
     /** Below this, one thread: the second handle and thread cost more than they save. */
@@ -57,12 +59,15 @@ final class SplitScan {
     static Outcome scan(WalFile file, ReaderOptions ro, Sink sink, java.util.function.LongConsumer compactRevision, long minSplit) throws IOException {
         boolean split = file.size() >= minSplit && Runtime.getRuntime().availableProcessors() >= 2;
         long middle = split ? file.size() / 2 : Long.MAX_VALUE;
-        CompletableFuture<Half> second = !split ? null : CompletableFuture.supplyAsync(() -> secondHalf(file, ro, middle), runnable -> {
+        CompletableFuture<Long> secondStart = new CompletableFuture<>();
+        CompletableFuture<Half> second = !split ? null : CompletableFuture.supplyAsync(() -> secondHalf(file, ro, middle, secondStart), runnable -> {
             Thread t = new Thread(runnable, "walverify-second-half");
             t.setDaemon(true);
             t.start();
         });
         WalReader reader = new WalReader(file, ro);
+        // Damage across the middle: the second thread's resync from the middle answers this one's.
+        if (split) reader.resyncHorizon(middle, secondStart);
         Batch b = new Batch(sink);
         boolean rangeBug = false;
         long boundary = -1;
@@ -111,10 +116,17 @@ final class SplitScan {
         }
     }
 
-    private static Half secondHalf(WalFile first, ReaderOptions ro, long middle) {
+    private static Half secondHalf(WalFile first, ReaderOptions ro, long middle, CompletableFuture<Long> started) {
         try (WalFile file = WalFile.open(first.path(), ro.maxRecLen())) {
             WalReader reader = new WalReader(file, ro);
-            long start = reader.resyncFrom(middle);
+            long start;
+            try {
+                start = reader.resyncFrom(middle);
+            } catch (RuntimeException e) {
+                started.completeExceptionally(e);
+                throw e;
+            }
+            started.complete(start);
             List<Object> events = new ArrayList<>();
             Batch b = new Batch(new Sink() {
                 @Override
@@ -134,6 +146,7 @@ final class SplitScan {
             b.flush();
             return new Half(start, events);
         } catch (IOException e) {
+            started.completeExceptionally(e);
             throw new UncheckedIOException(e);
         }
     }
