@@ -40,10 +40,23 @@ done
 MANWIDTH=100 man -l "$work/prefix/share/man/man1/walrecover.1" | grep -q -- "--to-revision=R" || fail "man walrecover lacks --to-revision"
 
 # Bash completion completes options and subcommands.
-complete_line() {  # complete_line TOOL WORD... : what Tab offers for the last word
-  bash -c 'source "$1"; compopt() { :; }; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE};
-           _complete_"$1"; printf "%s\n" "${COMPREPLY[@]}"' _ "$work/prefix/share/bash-completion/completions/$1" "$@"
+complete_line() {  # complete_line TOOL WORD... : what Tab offers for the last of the words (the first is the tool)
+  bash -c 'source "$1"; compopt() { :; }; t=$2; shift 2; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE="$*";
+           COMP_POINT=${#COMP_LINE}; _complete_"$t"; printf "%s\n" "${COMPREPLY[@]}"' _ "$work/prefix/share/bash-completion/completions/$1" "$@"
 }
 complete_line walverify walverify --le | grep -qx -- "--level" || fail "walverify --le<Tab> does not offer --level"
 complete_line walmigrate walmigrate ve | grep -qx "verify" || fail "walmigrate ve<Tab> does not offer verify"
+# zsh reads the same scripts through bashcompinit (which they turn on): the tools' options and
+# subcommands are offered (zsh itself narrows them to the typed prefix). scripts/test installs zsh.
+if command -v zsh >/dev/null 2>&1; then
+  zsh_offers() {  # zsh_offers TOOL WORD... : what the completion function offers, under zsh
+    zsh -c 'source "$1"; compopt() { :; }; setopt ksharrays; t=$2; shift 2; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1));
+            COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; [ -n "${_comps[$t]}" ] || exit 3; _complete_"$t"; print -l -- "${COMPREPLY[@]}"' \
+      _ "$work/prefix/share/walkit/completion/$1.bash" "$@"
+  }
+  zsh_offers walverify walverify --le | grep -qx -- "--level" || fail "zsh: walverify --le<Tab> does not offer --level"
+  zsh_offers walmigrate walmigrate ve | grep -qx "verify" || fail "zsh: walmigrate ve<Tab> does not offer verify"
+else
+  echo "install-test: zsh not installed, its completion not checked (scripts/test installs it)"
+fi
 echo "install-test: ok ($dist)"
