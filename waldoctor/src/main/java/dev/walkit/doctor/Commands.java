@@ -160,37 +160,32 @@ public final class Commands {
         long r = revisionFor(ctx, a, out);
         long limit = a.number("--limit", 0);
         if (r < 0 || limit < 0) return ShellCommand.Outcome.ERROR;
-        int n = 0;
-        for (var e : ctx.index.histories().subMap(prefix, prefix + Character.MAX_VALUE).entrySet()) {
-            int i = e.getValue().at(r);
-            if (i < 0 || e.getValue().isDelete(i)) continue;
-            if (limit > 0 && n >= limit) {
-                out.println("… (--limit " + limit + ")");
-                break;
-            }
-            n++;
+        List<String> keys = ctx.index.liveKeys(prefix, r, limit);
+        boolean more = limit > 0 && keys.size() > limit;
+        if (more) keys = keys.subList(0, (int) limit);
+        for (String key : keys) {
             if (a.has("--keys-only")) {
-                out.println(e.getKey());
+                out.println(key);
             } else {
-                KeyValue kv = ctx.index.entry(e.getValue(), i);
-                out.printf("%s  rev %d  %s%n", e.getKey(), kv.modRevision(), ValueView.summary(e.getKey(), kv.value(), ctx.showSecrets));
+                KeyValue kv = ctx.index.get(key, r);
+                out.printf("%s  rev %d  %s%n", key, kv.modRevision(), ValueView.summary(key, kv.value(), ctx.showSecrets));
             }
         }
-        out.printf("%d key(s)%n", n);
+        if (more) out.println("… (--limit " + limit + ")");
+        out.printf("%d key(s)%n", keys.size());
         return ShellCommand.Outcome.OK;
     }
 
     private static ShellCommand.Outcome history(ShellContext ctx, Args a, PrintWriter out) {
         if (a.positional().size() != 1) return error(out, "usage: history KEY");
         String key = a.positional().get(0);
-        LogIndex.History h = ctx.index.history(key);
-        if (h == null) return error(out, "key not found: " + key);
+        List<KeyValue> events = ctx.index.events(key);
+        if (events == null) return error(out, "key not found: " + key);
         KeyValue prev = null;
-        for (int i = 0; i < h.size; i++) {
-            KeyValue kv = ctx.index.entry(h, i);
+        for (KeyValue kv : events) {
             String prevText = prev == null ? "none" : "rev " + prev.modRevision() + " " + ValueView.summary(key, prev.value(), ctx.showSecrets);
-            if (h.isDelete(i)) {
-                out.printf("rev %d  DELETE   prev_kv: %s%n", h.revision(i), prevText);
+            if (kv.isDelete()) {
+                out.printf("rev %d  DELETE   prev_kv: %s%n", kv.modRevision(), prevText);
                 prev = null;
             } else {
                 out.printf("rev %d  PUT      version %d, create %d, lease %d: %s%n           prev_kv: %s%n", kv.modRevision(), kv.version(),

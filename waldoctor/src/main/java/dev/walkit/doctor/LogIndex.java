@@ -230,6 +230,30 @@ public final class LogIndex implements Closeable {
         return entry(h, i);
     }
 
+    /**
+     * The keys under {@code prefix} live at revision {@code rev} (Long.MAX_VALUE: latest), in key order;
+     * with {@code limit > 0}, at most {@code limit + 1} of them, so that a caller can tell more follow.
+     */
+    public List<String> liveKeys(String prefix, long rev, long limit) {
+        List<String> out = new ArrayList<>();
+        for (var e : histories().subMap(prefix, prefix + Character.MAX_VALUE).entrySet()) {
+            int i = e.getValue().at(rev);
+            if (i < 0 || e.getValue().isDelete(i)) continue;
+            out.add(e.getKey());
+            if (limit > 0 && out.size() > limit) break;
+        }
+        return out;
+    }
+
+    /** Every put and delete of {@code key}, oldest first; null for a key the log never had. */
+    public List<KeyValue> events(String key) {
+        History h = history(key);
+        if (h == null) return null;
+        List<KeyValue> out = new ArrayList<>(h.size);
+        for (int i = 0; i < h.size; i++) out.add(entry(h, i));
+        return out;
+    }
+
     public synchronized TreeMap<String, History> histories() {
         if (histories == null) {
             TreeMap<String, History> m = new TreeMap<>();

@@ -8,10 +8,8 @@ import dev.walkit.format.KeyValue;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -22,14 +20,11 @@ import java.util.Set;
 final class StructuredOutput {
     static final String SCHEMA = "walkit.waldoctor.kv/v1";
 
-    /** The formats each one-shot command has. */
-    static final Map<String, Set<OutputFormat>> FORMATS = Map.of(
-            "get", EnumSet.of(OutputFormat.SIMPLE, OutputFormat.JSON, OutputFormat.TABLE),
-            "range", EnumSet.of(OutputFormat.SIMPLE, OutputFormat.JSON, OutputFormat.TABLE),
-            "history", EnumSet.of(OutputFormat.SIMPLE, OutputFormat.JSON, OutputFormat.TABLE));
+    /** The one-shot commands with every format; the others print lines only. */
+    static final Set<String> COMMANDS = Set.of("get", "range", "history");
 
     static OutputFormat[] formats(String command) {
-        return FORMATS.getOrDefault(command, EnumSet.of(OutputFormat.SIMPLE)).toArray(new OutputFormat[0]);
+        return COMMANDS.contains(command) ? OutputFormat.values() : new OutputFormat[] {OutputFormat.SIMPLE};
     }
 
     private StructuredOutput() {
@@ -63,19 +58,13 @@ final class StructuredOutput {
                 if (kv != null) kvs.add(kv);
             }
             case "history" -> {
-                LogIndex.History h = ctx.index.history(key);
-                if (h != null) for (int i = 0; i < h.size; i++) kvs.add(ctx.index.entry(h, i));
+                List<KeyValue> events = ctx.index.events(key);
+                if (events != null) kvs.addAll(events);
             }
             default -> {
-                for (var e : ctx.index.histories().subMap(key, key + Character.MAX_VALUE).entrySet()) {
-                    int i = e.getValue().at(rev);
-                    if (i < 0 || e.getValue().isDelete(i)) continue;
-                    if (limit > 0 && kvs.size() >= limit) {
-                        more = true;
-                        break;
-                    }
-                    kvs.add(ctx.index.entry(e.getValue(), i));
-                }
+                List<String> keys = ctx.index.liveKeys(key, rev, limit);
+                more = limit > 0 && keys.size() > limit;
+                for (String k : more ? keys.subList(0, (int) limit) : keys) kvs.add(ctx.index.get(k, rev));
             }
         }
         if (keyed && kvs.isEmpty()) {

@@ -74,6 +74,7 @@ class ShellTest {
         // A Tab after a unique segment prefix completes it in the line buffer; the completed line then runs.
         String s = interactive("range /registry/co\t --keys-only --limit 1\nquit\n");
         assertTrue(s.contains("/registry/configmaps/ns0/cm-0"), s);
+        assertTrue(s.contains("… (--limit 1)") && s.contains("1 key(s)") && !s.contains("/registry/configmaps/ns0/cm-1"), s);
     }
 
     @Test
