@@ -42,7 +42,7 @@ public final class FastStart {
             if (args[i].isEmpty() || args[i].startsWith("-") || args[i].indexOf('/') >= 0) return -1;
             name.append('-').append(args[i]);
         }
-        byte[] text = help(name.toString(), ansi);  // (no '+' in this class: see versionLine)
+        byte[] text = help(name.toString(), ansi);
         if (text == null) return -1;
         out.write(text, 0, text.length);
         out.flush();

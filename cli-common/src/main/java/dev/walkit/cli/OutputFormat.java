@@ -26,10 +26,9 @@ public enum OutputFormat {
     static final class Parse extends Converter<OutputFormat> {
         @Override
         protected OutputFormat parse(String s) {
-            for (OutputFormat f : values()) {
-                if (f.label().equals(s)) return f;
-            }
-            throw new IllegalArgumentException("'" + s + "' is not an output format (simple, json, table)");
+            OutputFormat f = named(s);
+            if (f == null) throw new IllegalArgumentException("'" + s + "' is not an output format (simple, json, table)");
+            return f;
         }
     }
 }

@@ -20,14 +20,22 @@ final class Resync {
     private static final int CP = 1 << CP_SHIFT;
     /** Candidates up to this many bytes have their CRC computed directly. */
     private static final int DIRECT_LIMIT = 64 << 10;
-    private static final int[] POW = new int[CP];
-    private static final int POW_CP = Crc32cMath.xPow8n(CP);
 
-    static {
-        int x8 = Crc32cMath.xPow8n(1);
-        POW[0] = 1 << 31;
-        for (int r = 1; r < CP; r++) {
-            POW[r] = Crc32cMath.multModP(x8, POW[r - 1]);
+    /**
+     * The shift operators for checkpoint arithmetic, made on the first long candidate (≈ 4 ms of
+     * start-up that a log without damage never needs: every reader makes a Resync).
+     */
+    private static final class Tables {
+        /** POW[r] = x^(8r): the shift over r bytes, r < CP. */
+        static final int[] POW = new int[CP];
+        static final int POW_CP = Crc32cMath.xPow8n(CP);
+
+        static {
+            int x8 = Crc32cMath.xPow8n(1);
+            POW[0] = 1 << 31;
+            for (int r = 1; r < CP; r++) {
+                POW[r] = Crc32cMath.multModP(x8, POW[r - 1]);
+            }
         }
     }
 
@@ -143,14 +151,14 @@ final class Resync {
         int r = (int) (rel & (CP - 1));
         long base = origin + ((long) i << CP_SHIFT);
         int part = r == 0 ? 0 : direct(base, j);
-        return Crc32cMath.shift(checkpoints[i], POW[r]) ^ part;
+        return Crc32cMath.shift(checkpoints[i], Tables.POW[r]) ^ part;
     }
 
     private void ensure(int i) {
         if (i >= checkpoints.length) checkpoints = Arrays.copyOf(checkpoints, Math.max(i + 1, checkpoints.length * 2));
         while (computed < i) {
             long base = origin + ((long) computed << CP_SHIFT);
-            checkpoints[computed + 1] = Crc32cMath.shift(checkpoints[computed], POW_CP) ^ direct(base, base + CP);
+            checkpoints[computed + 1] = Crc32cMath.shift(checkpoints[computed], Tables.POW_CP) ^ direct(base, base + CP);
             computed++;
         }
     }

@@ -27,6 +27,27 @@ class FramingProperties {
     }
 
     @Property
+    void theNinthByteFilterKeepsEveryRecLenUnderTheMaximum(@ForAll("maxRecLens") int maxRecLen, @ForAll("fractions") double f) {
+        // Resync skips an offset when rec_len's top byte has a bit of this mask set: never for a rec_len it must accept.
+        int recLen = (int) (maxRecLen * f);
+        long mask = Framing.v2(maxRecLen).ninthByteMask() & 0xFF;
+        if (((recLen >>> 24) & mask) != 0) throw new AssertionError("rec_len " + recLen + " <= " + maxRecLen + " filtered out by mask " + mask);
+        // ...and a negative rec_len (top bit set) is filtered whenever the maximum is below 2^31.
+        if ((0x80 & mask) == 0) throw new AssertionError("mask " + mask + " lets negative rec_len through for maximum " + maxRecLen);
+    }
+
+    @Provide
+    Arbitrary<Integer> maxRecLens() {
+        return Arbitraries.oneOf(Arbitraries.of(16 << 20, (16 << 20) - 1, (32 << 20) - 1, 1 << 24, 64, Integer.MAX_VALUE >>> 1),
+                Arbitraries.integers().between(1, Integer.MAX_VALUE >>> 1));
+    }
+
+    @Provide
+    Arbitrary<Double> fractions() {
+        return Arbitraries.oneOf(Arbitraries.of(0.0, 1.0), Arbitraries.doubles().between(0, 1));
+    }
+
+    @Property
     void plausibleFrameIsHeaderCheckOk(@ForAll("headers") Header h) {
         ByteBuffer buf = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
         buf.put(RecordLayout.FLAGS_OFFSET, h.flags()).putShort(RecordLayout.KEY_OFFSET_OFFSET, (short) h.keyOffset())

@@ -247,6 +247,12 @@ class WalMigrateTest {
                 assertEquals(l.lease(), k.lease());
             }
         }
+        Path out2 = dir.resolve("out2");
+        JsonNode j = new ObjectMapper().readTree(run("kine", "--sqlite", db.toString(), "--out-wal", out2.toString(), "-w", "json").out());
+        assertEquals("offline-wal", j.get("type").asText());
+        assertEquals(out2.resolve("wal").toString(), j.get("wal").asText());
+        assertEquals(want.size(), j.get("keys").asLong());
+        assertEquals(g.revision(), j.get("revision").asLong());
     }
 
     @Test

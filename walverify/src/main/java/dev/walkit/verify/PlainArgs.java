@@ -28,7 +28,7 @@ final class PlainArgs {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (a) {
                 case "--level" -> {
-                    if (level != null || (level = level(value)) == null) return null;
+                    if (level != null || (level = VerifyLevel.named(value)) == null) return null;
                     i++;
                 }
                 case "-w", "--write-out" -> {
@@ -49,7 +49,7 @@ final class PlainArgs {
                 }
                 default -> {
                     if (a.startsWith("--level=")) {
-                        if (level != null || (level = level(a.substring(8))) == null) return null;
+                        if (level != null || (level = VerifyLevel.named(a.substring(8))) == null) return null;
                     } else if (a.startsWith("--write-out=")) {
                         if (format != null || (format = OutputFormat.named(a.substring(12))) == null) return null;
                     } else if (path == null && plainWord(a)) {
@@ -72,15 +72,6 @@ final class PlainArgs {
         v.jsonl = jsonl;
         v.quiet = quiet;
         return v;
-    }
-
-    /** A level by name, as LevelConverter reads it (any case); null when not one. */
-    private static VerifyLevel level(String s) {
-        if (s == null) return null;
-        for (VerifyLevel l : VerifyLevel.values()) {
-            if (l.name().equalsIgnoreCase(s)) return l;
-        }
-        return null;
     }
 
     /** A word picocli can only take as PATH: not an option, not an @file, not the subcommand. */

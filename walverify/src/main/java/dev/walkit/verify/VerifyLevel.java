@@ -7,5 +7,13 @@ public enum VerifyLevel {
     /** Also the KeyValue decode and header/payload consistency. */
     DECODE,
     /** Also the replay rules of §5/§6: revision order, transactions, create_revision/version, snapshot prefix. */
-    SEMANTIC
+    SEMANTIC;
+
+    /** The level named {@code s}, in any case; null when it names none. */
+    static VerifyLevel named(String s) {
+        for (VerifyLevel l : values()) {
+            if (l.name().equalsIgnoreCase(s)) return l;
+        }
+        return null;
+    }
 }

@@ -67,10 +67,9 @@ public final class WalVerify implements Callable<Integer> {
     static final class LevelConverter extends dev.walkit.cli.Converter<VerifyLevel> {
         @Override
         protected VerifyLevel parse(String s) {
-            for (VerifyLevel l : VerifyLevel.values()) {
-                if (l.name().equalsIgnoreCase(s)) return l;
-            }
-            throw new IllegalArgumentException("'" + s + "' is not a level (frame, decode, semantic)");
+            VerifyLevel l = VerifyLevel.named(s);
+            if (l == null) throw new IllegalArgumentException("'" + s + "' is not a level (frame, decode, semantic)");
+            return l;
         }
     }
 
