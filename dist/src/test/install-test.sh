@@ -30,6 +30,12 @@ set +e; "$work/prefix/bin/walverify" "$work/junk" 2>"$work/err"; code=$?; set -e
 [ "$code" = 4 ] || fail "walverify on junk exited $code, not 4: $(cat "$work/err")"
 [ "$(wc -l < "$work/err")" = 1 ] || fail "walverify on junk: not one line on stderr: $(cat "$work/err")"
 
+# walmigrate loads SQLite from lib/native, not by extracting it into a temp dir (here one that cannot exist):
+# SQLite itself answers that an empty file has no kine table.
+: > "$work/empty.db"
+set +e; JAVA_OPTS="-Dorg.sqlite.tmpdir=$work/none/such" "$work/prefix/bin/walmigrate" kine --sqlite "$work/empty.db" --dry-run 2>"$work/err"; code=$?; set -e
+[ "$code" = 4 ] && grep -q "no such table: kine" "$work/err" || fail "walmigrate on an empty db (exit $code): $(cat "$work/err")"
+
 # Man pages render without warnings and name the options.
 for t in walverify waldoctor walrecover walmigrate; do
   page=$(MANWIDTH=100 man --warnings -l "$work/prefix/share/man/man1/$t.1" 2>"$work/manerr")

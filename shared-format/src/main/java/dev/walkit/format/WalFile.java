@@ -27,7 +27,7 @@ import java.util.zip.CRC32C;
  * <p>All buffers handed out are little-endian and must be treated as read-only.
  */
 public final class WalFile implements Closeable {
-    static final int DEFAULT_WINDOW = 16 << 20;
+    static final int DEFAULT_WINDOW = Integer.getInteger("walkit.window", 16 << 20);
     private static final int AUX = 1 << 20;
 
     private final Path path;

@@ -1,6 +1,7 @@
 package dev.walkit.migrate;
 
 import dev.walkit.cli.Timing;
+import com.google.protobuf.UnsafeByteOperations;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
@@ -43,7 +44,8 @@ public final class Migrator {
         this.progress = progress;
     }
 
-    public MigrationReport run(KeySource source) throws Exception {
+    /** Migrates {@code source} into {@code target} (connected or connecting), which it closes when done. */
+    public MigrationReport run(KeySource source, EarlyClient target) throws Exception {
         MigrationReport r = new MigrationReport();
         long start = System.nanoTime();
         if (o.dryRun()) {
@@ -51,40 +53,39 @@ public final class Migrator {
             r.nanos = System.nanoTime() - start;
             return r;
         }
-        try (Client client = EtcdClients.build(o)) {
-            Timing.mark("etcd client");
-            KV kv = client.getKVClient();
-            Leases leases = new Leases(client, source.leaseIsTtl(), o.leaseTtl());
-            ExecutorService pool = Executors.newFixedThreadPool(o.concurrency(), runnable -> {
-                Thread t = new Thread(runnable, "walmigrate-txn");
-                t.setDaemon(true);
-                return t;
-            });
-            Semaphore inFlight = new Semaphore(o.concurrency() * 2);
-            AtomicLong done = new AtomicLong();
-            try {
-                plan(source, r, batch -> {
-                    r.batches++;
-                    inFlight.acquireUninterruptibly();
-                    pool.execute(() -> {
-                        try {
-                            commit(kv, leases, batch, r);
-                        } finally {
-                            done.addAndGet(batch.size());
-                            inFlight.release();
-                        }
-                    });
-                    showProgress(done.get(), start);
+        Client client = target.get();
+        Timing.mark("etcd client");
+        KV kv = client.getKVClient();
+        Leases leases = new Leases(client, source.leaseIsTtl(), o.leaseTtl());
+        ExecutorService pool = Executors.newFixedThreadPool(o.concurrency(), runnable -> {
+            Thread t = new Thread(runnable, "walmigrate-txn");
+            t.setDaemon(true);
+            return t;
+        });
+        Semaphore inFlight = new Semaphore(o.concurrency() * 2);
+        AtomicLong done = new AtomicLong();
+        try {
+            plan(source, r, batch -> {
+                r.batches++;
+                inFlight.acquireUninterruptibly();
+                pool.execute(() -> {
+                    try {
+                        commit(kv, leases, batch, r);
+                    } finally {
+                        done.addAndGet(batch.size());
+                        inFlight.release();
+                    }
                 });
-                Timing.mark("all batches sent");
-            } finally {
-                pool.shutdown();
-                pool.awaitTermination(1, TimeUnit.HOURS);
-            }
-            Timing.mark("all committed");
-            r.leasesGranted = leases.granted();
+                showProgress(done.get(), start);
+            });
+            Timing.mark("all batches sent");
+        } finally {
+            pool.shutdown();
+            pool.awaitTermination(1, TimeUnit.HOURS);
         }
-        Timing.mark("client closed");
+        Timing.mark("all committed");
+        r.leasesGranted = leases.granted();
+        target.close();
         r.nanos = System.nanoTime() - start;
         if (progress != null) progress.print("\r\033[K");
         return r;
@@ -137,10 +138,10 @@ public final class Migrator {
                 Op[] puts = new Op[todo.size()];
                 for (int i = 0; i < todo.size(); i++) {
                     SourceKey k = todo.get(i);
-                    ByteSequence key = ByteSequence.from(k.key());
+                    ByteSequence key = wrap(k.key());
                     cmps[i] = new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
                     long lease = leases.forSource(k.lease());
-                    puts[i] = Op.put(key, ByteSequence.from(k.value()), lease == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(lease).build());
+                    puts[i] = Op.put(key, wrap(k.value()), lease == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(lease).build());
                 }
                 // No Else branch: the request goes into etcd's raft log, so it carries only the puts;
                 // when the compare fails, a read-only transaction (not logged) says which keys exist.
@@ -180,6 +181,14 @@ public final class Migrator {
             todo = absent;
         }
         r.add(0, 0, retried);
+    }
+
+    /**
+     * The bytes as jetcd's ByteSequence without a copy ({@code ByteSequence.from(byte[])} copies): a
+     * source key's arrays are never changed after it is read.
+     */
+    static ByteSequence wrap(byte[] bytes) {
+        return ByteSequence.from(UnsafeByteOperations.unsafeWrap(bytes));
     }
 
     private static String rootMessage(Throwable e) {

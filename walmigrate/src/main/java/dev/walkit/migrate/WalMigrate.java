@@ -31,7 +31,9 @@ public final class WalMigrate implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(Cli.run(new WalMigrate(), args));
+        int code = Cli.run(new WalMigrate(), args);
+        dev.walkit.cli.Timing.mark("exit");
+        System.exit(code);
     }
 
     /** The configured command line (what main runs, and what the build renders help and man pages from). */
@@ -96,9 +98,10 @@ public final class WalMigrate implements Callable<Integer> {
             return ExitCode.USAGE.code();
         }
         Timing.mark("parsed");
-        try (KeySource src = open.open()) {
+        // Connecting overlaps opening the source (a dry run connects to nothing).
+        try (EarlyClient target = o.dryRun() ? null : EarlyClient.connect(o); KeySource src = open.open()) {
             Timing.mark("source open");
-            MigrationReport r = new Migrator(o, System.console() != null ? err : null).run(src);
+            MigrationReport r = new Migrator(o, System.console() != null ? err : null).run(src, target);
             ExitCode code = !r.errors().isEmpty() || !r.tooLarge().isEmpty() ? ExitCode.FAILED
                     : r.conflictCount() > 0 ? ExitCode.CONFLICTS : ExitCode.OK;
             Output.migration(out, format, src.describe(), o, r, code);
