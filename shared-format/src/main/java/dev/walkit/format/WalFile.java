@@ -14,7 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
 /**
- * A WAL file opened read-only, read through a window: a large direct buffer filled by positional
+ * A WAL file opened read-only, read through a window: a direct buffer filled by positional
  * reads, so that a sequential scan of a file of any size (well past 2 GiB) costs one copy from the
  * page cache and no page faults (a memory mapping faults on every page of a multi-GB file, which
  * costs more than the copy). Records are views into the window ({@link RecordView}); the window
@@ -27,7 +27,12 @@ import java.util.zip.CRC32C;
  * <p>All buffers handed out are little-endian and must be treated as read-only.
  */
 public final class WalFile implements Closeable {
-    static final int DEFAULT_WINDOW = Integer.getInteger("walkit.window", 16 << 20);
+    /**
+     * 1 MiB: small enough that the buffer stays in the CPU's cache between the copy into it and the CRC
+     * and decode that read it (a 16 MiB window went out to memory twice: frame level on a 2 GiB log took
+     * 0.90 s instead of 0.67 s); large enough that a system call per window costs nothing.
+     */
+    static final int DEFAULT_WINDOW = 1 << 20;
     private static final int AUX = 1 << 20;
 
     private final Path path;
