@@ -43,8 +43,14 @@ public final class Verifier {
         return verify(input, level, listener, SplitScan.MIN_SPLIT);
     }
 
-    /** As above; v2 files of {@code minSplit} bytes or more are read on two threads at frame and decode level. */
+    /** As above; v2 files of {@code minSplit} bytes or more are read on two threads (at semantic level, while clean). */
     static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit) throws IOException, NotAWalException {
+        return verify(input, level, listener, minSplit, true);
+    }
+
+    /** As above; {@code cleanPath} false: the semantic level replays with {@link Replayer} alone (tests compare the two). */
+    static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit, boolean cleanPath)
+            throws IOException, NotAWalException {
         Listener l = listener == null ? new Listener() { } : listener;
         Path walPath = Wal.resolve(input);
         ReaderOptions ro = level == VerifyLevel.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
@@ -59,7 +65,12 @@ public final class Verifier {
             r.format = sniff.format();
             Locator loc = new Locator(r, l);
             if (level == VerifyLevel.SEMANTIC) {
-                semantic(file, ro, r, loc, l);
+                StringBuilder ended = new StringBuilder();
+                CleanScan.Result clean = cleanPath && sniff.format() == WalFormat.V2 ? CleanScan.scan(file, ro, minSplit, ended) : null;
+                r.cleanPath = clean != null;
+                r.cleanPathEnded = ended.length() > 0 ? ended.toString() : null;
+                if (clean != null) clean(clean, r, loc);
+                else semantic(file, ro, r, loc, l);
             } else if (sniff.format() == WalFormat.V2) {
                 frames(file, ro, r, loc, minSplit);
             } else {
@@ -106,6 +117,15 @@ public final class Verifier {
                 loc.damage(d);
             }
         }, rev -> r.compactRevision = rev, minSplit);
+    }
+
+    /** A log the fast path found clean: its facts, no findings. */
+    private static void clean(CleanScan.Result c, VerifyReport r, Locator loc) {
+        loc.records(c.records(), c.firstRevision(), c.lastRevision(), c.maxRevision());
+        r.transactions = c.transactions();
+        r.compactRevision = c.compactRevision() > 0 ? c.compactRevision() : -1;
+        r.liveKeys = c.liveKeys();
+        r.tombstones = c.tombstones();
     }
 
     private static void semantic(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc, Listener l) throws IOException {

@@ -1,0 +1,255 @@
+package dev.walkit.format.replay;
+
+import dev.walkit.format.Flags;
+import dev.walkit.format.KvFields;
+import dev.walkit.format.RecordView;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Replay of a log that has nothing to report: the fast path of semantic verification. It applies the
+ * rules of {@link Replayer} (docs/format.md §5, §6) to records as they are read, with no allocation
+ * per record ({@link KeyTable}), and stops at the first thing {@link Replayer} would report or drop:
+ * damage, an incomplete transaction, a revision not above the last, a create_revision/version or
+ * DELETE rule broken, a snapshot prefix out of place, out of order or short. It names what it met
+ * ({@link #irregularity()}) but does not describe it as a finding: the caller then replays with
+ * {@link Replayer}, the one place findings are made, so a log with something to report costs up to
+ * two passes and a clean one costs a light one.
+ *
+ * <p>Records of a transaction are applied as they come, before its closing record: if the closing
+ * record never comes, the transaction was incomplete, which ends the fast path anyway.
+ *
+ * <p>A part of a log that starts at a transaction boundary in the middle ({@link #part()}) cannot
+ * check a key's first record there, nor its first transaction's revision: it keeps them, and
+ * {@link #join} checks them against the state the earlier part left.
+ */
+public final class CleanReplay {
+    private final boolean part;
+    private final KeyTable keys;
+    private String irregularity;
+
+    private long records;
+    private long firstRecordRevision = -1;
+    private long lastRecordRevision = -1;
+    private long maxRecordRevision = -1;
+    private long transactions;
+    private long revision;
+    private long firstTxnRevision = -1;
+    private long openTxn = -1;
+    private boolean ordinarySeen;
+    // Snapshot prefix (§6).
+    private boolean marker;
+    private long compactRevision;
+    private long snapshotExpected;
+    private long snapshotPresent;
+    private int lastSnapshotSlot = -1;
+    // After a join: the key counts of both parts together.
+    private boolean joined;
+    private long joinedLive;
+    private long joinedKeys;
+
+    private CleanReplay(boolean part) {
+        this.part = part;
+        this.keys = new KeyTable(part);
+    }
+
+    /** For a whole log, or the first part of one. */
+    public static CleanReplay whole() {
+        return new CleanReplay(false);
+    }
+
+    /** For a later part of a log, starting at a transaction boundary. */
+    public static CleanReplay part() {
+        return new CleanReplay(true);
+    }
+
+    /** Applies the next valid record; false (and {@link #irregularity()} set) when the fast path ends. */
+    public boolean accept(RecordView v) {
+        if (irregularity != null) return false;
+        long rev = v.revision();
+        int flags = v.flags();
+        records++;
+        if (firstRecordRevision < 0) firstRecordRevision = rev;
+        lastRecordRevision = rev;
+        if (rev > maxRecordRevision) maxRecordRevision = rev;
+        KvFields f = v.fields();
+        if (Flags.isSnapshot(flags)) return snapshot(v, f, rev, flags);
+        if (openTxn >= 0) {
+            if (rev != openTxn) return irregular("incomplete transaction before offset " + v.offset());
+        } else {
+            if (marker && !ordinarySeen && snapshotPresent < snapshotExpected) return irregular("truncated snapshot");
+            ordinarySeen = true;
+            if (rev <= revision && (transactions > 0 || marker)) return irregular("revision regression at offset " + v.offset());
+            if (firstTxnRevision < 0) firstTxnRevision = rev;
+        }
+        ByteBuffer buf = v.buffer();
+        int slot = keys.find(buf, f.keyStart(), f.keyLength());
+        boolean delete = Flags.isDelete(flags);
+        if (part && keys.inserted()) {
+            keys.first(slot, delete, rev, f.createRevision(), f.version());
+            if (delete) keys.delete(slot);
+            else keys.put(slot, f.createRevision(), f.version());
+        } else if (delete) {
+            if (!keys.live(slot)) return irregular("delete of an absent key at offset " + v.offset());
+            keys.delete(slot);
+        } else {
+            boolean live = keys.live(slot);
+            long expectCreate = live ? keys.createRevision(slot) : rev;
+            long expectVersion = live ? keys.version(slot) + 1 : 1;
+            if (f.createRevision() != expectCreate || f.version() != expectVersion) {
+                return irregular("version mismatch at offset " + v.offset());
+            }
+            keys.put(slot, expectCreate, expectVersion);
+        }
+        if (Flags.isTxnCont(flags)) {
+            openTxn = rev;
+        } else {
+            openTxn = -1;
+            transactions++;
+            revision = rev;
+        }
+        return true;
+    }
+
+    private boolean snapshot(RecordView v, KvFields f, long rev, int flags) {
+        if (part || openTxn >= 0 || Flags.isTxnCont(flags)) return irregular("snapshot record out of place at offset " + v.offset());
+        ByteBuffer buf = v.buffer();
+        if (f.keyLength() == 0) {
+            if (v.offset() == 0 && f.valueLength() == 8) {
+                marker = true;
+                compactRevision = rev;
+                revision = rev;
+                snapshotExpected = buf.getLong(f.valueStart());
+                transactions++;
+                return true;
+            }
+            return irregular("snapshot marker out of place at offset " + v.offset());
+        }
+        if (!marker || ordinarySeen || snapshotPresent >= snapshotExpected) {
+            return irregular("snapshot record out of place at offset " + v.offset());
+        }
+        if (lastSnapshotSlot >= 0 && keys.compare(lastSnapshotSlot, buf, f.keyStart(), f.keyLength()) >= 0) {
+            return irregular("snapshot keys out of order at offset " + v.offset());
+        }
+        if (rev > compactRevision) return irregular("snapshot record above the compact revision at offset " + v.offset());
+        int slot = keys.find(buf, f.keyStart(), f.keyLength());
+        keys.put(slot, f.createRevision(), f.version());
+        lastSnapshotSlot = slot;
+        snapshotPresent++;
+        transactions++;
+        return true;
+    }
+
+    /** Damage read: the fast path ends. */
+    public boolean damage(long offset) {
+        return irregular("damage at offset " + offset);
+    }
+
+    /** Call at the end of the log; false when it ends inside a transaction or a snapshot prefix. */
+    public boolean end() {
+        if (irregularity != null) return false;
+        if (openTxn >= 0) return irregular("the log ends inside a transaction");
+        if (marker && !ordinarySeen && snapshotPresent < snapshotExpected) return irregular("truncated snapshot");
+        return true;
+    }
+
+    /** Stops the fast path from outside (the other part met something). */
+    public void abandon(String why) {
+        irregular(why);
+    }
+
+    private boolean irregular(String why) {
+        if (irregularity == null) irregularity = why;
+        return false;
+    }
+
+    /**
+     * Checks {@code later} (a {@link #part()} read from where this one stopped to the end of the log) against
+     * the state this one left, as one replay of the two would; on success this holds the state after both.
+     * Then call {@link #end()}.
+     */
+    public boolean join(CleanReplay later) {
+        if (irregularity != null) return false;
+        if (!later.end()) return irregular(later.irregularity);
+        if (openTxn >= 0) return irregular("a part ends inside a transaction");
+        if (later.transactions > 0) {
+            if (marker && !ordinarySeen && snapshotPresent < snapshotExpected) return irregular("truncated snapshot");
+            if (later.firstTxnRevision <= revision && (transactions > 0 || marker)) return irregular("revision regression at the join");
+        }
+        KeyTable b = later.keys;
+        int live = keys.liveCount();
+        long added = 0;
+        for (int s = 0; s < b.capacity(); s++) {
+            if (!b.used(s)) continue;
+            int a = keys.lookup(b, s);
+            boolean wasLive = a >= 0 && keys.live(a);
+            if (b.firstDelete(s)) {
+                if (!wasLive) return irregular("delete of an absent key after the join");
+            } else {
+                long expectCreate = wasLive ? keys.createRevision(a) : b.firstRevision(s);
+                long expectVersion = wasLive ? keys.version(a) + 1 : 1;
+                if (b.firstCreateRevision(s) != expectCreate || b.firstVersion(s) != expectVersion) {
+                    return irregular("version mismatch after the join");
+                }
+            }
+            live += (b.live(s) ? 1 : 0) - (wasLive ? 1 : 0);
+            if (a < 0) added++;
+        }
+        joinedLive = live;
+        joinedKeys = keys.size() + added;
+        records += later.records;
+        if (later.records > 0) {
+            if (firstRecordRevision < 0) firstRecordRevision = later.firstRecordRevision;
+            lastRecordRevision = later.lastRecordRevision;
+            maxRecordRevision = Math.max(maxRecordRevision, later.maxRecordRevision);
+        }
+        transactions += later.transactions;
+        if (later.transactions > 0) {
+            ordinarySeen = true;
+            revision = later.revision;
+        }
+        joined = true;
+        return true;
+    }
+
+    /** What ended the fast path, or null while it holds. */
+    public String irregularity() {
+        return irregularity;
+    }
+
+    /** Records read (every record, as the damage map counts them). */
+    public long records() {
+        return records;
+    }
+
+    public long firstRecordRevision() {
+        return firstRecordRevision;
+    }
+
+    public long lastRecordRevision() {
+        return lastRecordRevision;
+    }
+
+    public long maxRecordRevision() {
+        return maxRecordRevision;
+    }
+
+    /** Applied transactions, each snapshot-prefix record counting as one (as {@link Replayer#transactions()}). */
+    public long transactions() {
+        return transactions;
+    }
+
+    /** The compact revision of the snapshot marker at offset 0, or 0 without one. */
+    public long compactRevision() {
+        return marker ? compactRevision : 0;
+    }
+
+    public long liveCount() {
+        return joined ? joinedLive : keys.liveCount();
+    }
+
+    /** Keys ever seen that are not live (as {@link KeyIndex#tombstoneCount()}). */
+    public long tombstoneCount() {
+        return (joined ? joinedKeys : keys.size()) - liveCount();
+    }
+}

@@ -1,0 +1,253 @@
+package dev.walkit.format.replay;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * Keys to their replayed create_revision, version and liveness, in primitive arrays: the key bytes
+ * in one arena, the facts beside each slot's hash. Looked up straight from a record's bytes in the
+ * read buffer, so a known key costs no allocation, and the garbage collector has a few large arrays
+ * to skip instead of an object per key to copy (for the millions of keys of a large log, copying
+ * {@link KeyState}s was a third of a replay's time). What {@link CleanReplay} keeps; the
+ * {@link KeyIndex} of {@link Replayer} keeps objects because its users attach things to keys.
+ *
+ * <p>A part of a log read from its middle ({@code tracksFirst}) also keeps each key's first record
+ * there, to be checked against the state the earlier part left.
+ */
+final class KeyTable {
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final int MAX_ARENA = Integer.MAX_VALUE - 16;
+
+    private final boolean tracksFirst;
+    /*
+     * One array, 4 longs a slot, so that a lookup touches one cache line (and the arena, to compare the
+     * key): [hash (low 32 bits, never 0; 0 = empty) | key length (high 32)], [arena offset | LIVE],
+     * [create_revision], [version]. Parallel arrays cost a cache miss each on a table of millions of keys.
+     */
+    private static final int STRIDE = 4;
+    private static final long LIVE = 1L << 62;
+    private long[] slots = new long[STRIDE << 12];
+    // The first record of each key in this part (tracksFirst only).
+    private long[] firstRevision;
+    private long[] firstCreateRevision;
+    private long[] firstVersion;
+    private boolean[] firstDelete;
+    private byte[] arena = new byte[1 << 16];
+    private int arenaUsed;
+    private int size;
+    private int liveCount;
+    private boolean inserted;
+
+    KeyTable(boolean tracksFirst) {
+        this.tracksFirst = tracksFirst;
+        if (tracksFirst) {
+            int n = capacity();
+            firstRevision = new long[n];
+            firstCreateRevision = new long[n];
+            firstVersion = new long[n];
+            firstDelete = new boolean[n];
+        }
+    }
+
+    /** Same function as {@link KeyIndex#hash(byte[])}, over bytes in a little-endian buffer; never 0. */
+    static int hash(ByteBuffer buf, int index, int length) {
+        long h = 0x9E3779B97F4A7C15L ^ length;
+        int i = 0;
+        for (; i + 8 <= length; i += 8) h = (h ^ buf.getLong(index + i)) * 0xBF58476D1CE4E5B9L;
+        long tail = 0;
+        for (int j = 0; i < length; i++, j += 8) tail |= (buf.get(index + i) & 0xFFL) << j;
+        h = (h ^ tail) * 0x94D049BB133111EBL;
+        int r = (int) (h ^ (h >>> 32));
+        return r == 0 ? 1 : r;
+    }
+
+    /**
+     * The slot of the key at {@code buf[index, index + length)}, inserted (not live) when absent;
+     * {@link #inserted()} tells which. The buffer must be little-endian.
+     */
+    int find(ByteBuffer buf, int index, int length) {
+        int h = hash(buf, index, length);
+        long head = (h & 0xFFFFFFFFL) | ((long) length << 32);
+        int mask = capacity() - 1;
+        int i = h & mask;
+        for (; ; i = (i + 1) & mask) {
+            long x = slots[i * STRIDE];
+            if (x == 0) break;
+            if (x == head && equal((int) slots[i * STRIDE + 1], buf, index, length)) {
+                inserted = false;
+                return i;
+            }
+        }
+        if (arenaUsed > MAX_ARENA - length) throw new IllegalStateException("more than 2 GiB of distinct keys");
+        if (arenaUsed + length > arena.length) {
+            arena = Arrays.copyOf(arena, (int) Math.min(MAX_ARENA, Math.max(2L * arena.length, (long) arenaUsed + length)));
+        }
+        int at = arenaUsed;
+        for (int j = 0; j < length; j++) arena[at + j] = buf.get(index + j);
+        arenaUsed += length;
+        slots[i * STRIDE] = head;
+        slots[i * STRIDE + 1] = at;
+        inserted = true;
+        if (++size * 2 > capacity()) {
+            grow();
+            return slotOf(head, at);
+        }
+        return i;
+    }
+
+    /** Whether the last {@link #find} inserted the key. */
+    boolean inserted() {
+        return inserted;
+    }
+
+    private boolean equal(int at, ByteBuffer buf, int index, int length) {
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            if ((long) LONGS.get(arena, at + i) != buf.getLong(index + i)) return false;
+        }
+        for (; i < length; i++) {
+            if (arena[at + i] != buf.get(index + i)) return false;
+        }
+        return true;
+    }
+
+    /** The slot of the key stored at arena offset {@code at} (a key just inserted, after a grow). */
+    private int slotOf(long head, int at) {
+        int mask = capacity() - 1;
+        for (int i = (int) head & mask; ; i = (i + 1) & mask) {
+            if (slots[i * STRIDE] == head && (int) slots[i * STRIDE + 1] == at) return i;
+        }
+    }
+
+    /** The slot in this table of {@code other}'s key in {@code otherSlot}, or -1. */
+    int lookup(KeyTable other, int otherSlot) {
+        long head = other.slots[otherSlot * STRIDE];
+        int len = (int) (head >>> 32);
+        int from = (int) other.slots[otherSlot * STRIDE + 1];
+        int mask = capacity() - 1;
+        for (int i = (int) head & mask; ; i = (i + 1) & mask) {
+            long x = slots[i * STRIDE];
+            if (x == 0) return -1;
+            int at = (int) slots[i * STRIDE + 1];
+            if (x == head && Arrays.equals(arena, at, at + len, other.arena, from, from + len)) return i;
+        }
+    }
+
+    /** Unsigned byte order of the key in {@code slot} against the key at {@code buf[index, index + length)}. */
+    int compare(int slot, ByteBuffer buf, int index, int length) {
+        int at = (int) slots[slot * STRIDE + 1];
+        int len = (int) (slots[slot * STRIDE] >>> 32);
+        int n = Math.min(len, length);
+        for (int i = 0; i < n; i++) {
+            int c = Integer.compare(arena[at + i] & 0xFF, buf.get(index + i) & 0xFF);
+            if (c != 0) return c;
+        }
+        return Integer.compare(len, length);
+    }
+
+    private void grow() {
+        long[] old = slots;
+        long[] ofr = firstRevision;
+        long[] ofc = firstCreateRevision;
+        long[] ofv = firstVersion;
+        boolean[] ofd = firstDelete;
+        int n = capacity() * 2;
+        slots = new long[n * STRIDE];
+        if (tracksFirst) {
+            firstRevision = new long[n];
+            firstCreateRevision = new long[n];
+            firstVersion = new long[n];
+            firstDelete = new boolean[n];
+        }
+        int mask = n - 1;
+        for (int j = 0; j < old.length / STRIDE; j++) {
+            long head = old[j * STRIDE];
+            if (head == 0) continue;
+            int i = (int) head & mask;
+            while (slots[i * STRIDE] != 0) i = (i + 1) & mask;
+            System.arraycopy(old, j * STRIDE, slots, i * STRIDE, STRIDE);
+            if (tracksFirst) {
+                firstRevision[i] = ofr[j];
+                firstCreateRevision[i] = ofc[j];
+                firstVersion[i] = ofv[j];
+                firstDelete[i] = ofd[j];
+            }
+        }
+    }
+
+    boolean live(int slot) {
+        return (slots[slot * STRIDE + 1] & LIVE) != 0;
+    }
+
+    long createRevision(int slot) {
+        return slots[slot * STRIDE + 2];
+    }
+
+    long version(int slot) {
+        return slots[slot * STRIDE + 3];
+    }
+
+    /** The key in {@code slot} is put with these facts. */
+    void put(int slot, long create, long ver) {
+        int b = slot * STRIDE;
+        if ((slots[b + 1] & LIVE) == 0) {
+            liveCount++;
+            slots[b + 1] |= LIVE;
+        }
+        slots[b + 2] = create;
+        slots[b + 3] = ver;
+    }
+
+    /** The key in {@code slot} is deleted. */
+    void delete(int slot) {
+        int b = slot * STRIDE;
+        if ((slots[b + 1] & LIVE) != 0) {
+            liveCount--;
+            slots[b + 1] &= ~LIVE;
+        }
+    }
+
+    /** Keeps the key's first record in this part (tracksFirst only). */
+    void first(int slot, boolean delete, long revision, long create, long ver) {
+        firstDelete[slot] = delete;
+        firstRevision[slot] = revision;
+        firstCreateRevision[slot] = create;
+        firstVersion[slot] = ver;
+    }
+
+    boolean firstDelete(int slot) {
+        return firstDelete[slot];
+    }
+
+    long firstRevision(int slot) {
+        return firstRevision[slot];
+    }
+
+    long firstCreateRevision(int slot) {
+        return firstCreateRevision[slot];
+    }
+
+    long firstVersion(int slot) {
+        return firstVersion[slot];
+    }
+
+    /** Slots are 0 to capacity - 1; {@link #used} says which hold a key. */
+    int capacity() {
+        return slots.length / STRIDE;
+    }
+
+    boolean used(int slot) {
+        return slots[slot * STRIDE] != 0;
+    }
+
+    int size() {
+        return size;
+    }
+
+    int liveCount() {
+        return liveCount;
+    }
+}
