@@ -139,19 +139,29 @@ public final class Recovery {
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
-                }, runnable -> new Thread(runnable, "walrecover-fsync").start());
-                r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readThrough);
-                Timing.mark("planned digest");
-                verifyOutput(temp, r);
+                }, thread("walrecover-fsync"));
+                // The planned digest (values read back from the input) on a thread of its own, while this
+                // one replays the output: they read different files and meet at the comparison.
+                CompletableFuture<String> planned = CompletableFuture.supplyAsync(() -> StateDigest.of(s.keys(), s.revision(), in::readThrough),
+                        thread("walrecover-planned-digest"));
+                String outputDigest = outputDigest(temp);
                 Timing.mark("verify");
-                join(fsync);
+                r.stateDigest = join(planned, "the planned state digest");
+                Timing.mark("planned digest");
+                if (!outputDigest.equals(r.stateDigest)) {
+                    throw new IOException("the recovery WAL did not verify (nothing was published): state digest " + outputDigest
+                            + " differs from the planned " + r.stateDigest);
+                }
+                join(fsync, "fsync");
                 Timing.mark("fsync done");
                 AtomicOutput.writeString(outDir, LEASES_FILE, leasesJson(r.leases));
+                Timing.mark("leases written");
                 if (Files.exists(target)) AtomicOutput.keepAsBroken(target, now);
                 // The hash of the bytes as they were written; the read-back above checked every record's CRC.
                 r.outputSha256 = written;
                 r.outputBytes = Files.size(temp);
                 AtomicOutput.publish(temp, target);
+                Timing.mark("published");
                 r.output = target;
                 return r;
             } finally {
@@ -357,16 +367,26 @@ public final class Recovery {
         }
     }
 
-    private static void join(CompletableFuture<Void> f) throws IOException {
+    /** The result of a task run on another thread; its I/O failure as this thread's. */
+    private static <T> T join(CompletableFuture<T> f, String what) throws IOException {
         try {
-            f.get();
+            return f.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while waiting for fsync", e);
+            throw new IOException("interrupted while waiting for " + what, e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UncheckedIOException u) throw u.getCause();
-            throw new IOException("fsync failed: " + e.getCause(), e.getCause());
+            throw new IOException(what + " failed: " + e.getCause(), e.getCause());
         }
+    }
+
+    /** Runs each task on a new daemon thread of that name. */
+    private static java.util.concurrent.Executor thread(String name) {
+        return runnable -> {
+            Thread t = new Thread(runnable, name);
+            t.setDaemon(true);
+            t.start();
+        };
     }
 
     private static String writeSnapshot(Path temp, WalFile in, Replayer s) throws IOException {
@@ -385,7 +405,8 @@ public final class Recovery {
     }
 
     /** Reads the written file back: it must replay with no damage to the planned state. */
-    private static void verifyOutput(Path temp, RecoveryReport r) throws IOException {
+    /** Replays the written output: it must be clean; returns its state digest, for the caller to compare with the plan. */
+    private static String outputDigest(Path temp) throws IOException {
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(temp, ro.maxRecLen())) {
             Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
@@ -394,11 +415,10 @@ public final class Recovery {
             for (DamageKind k : new DamageKind[] {DamageKind.INCOMPLETE_TRANSACTION, DamageKind.REVISION_REGRESSION, DamageKind.TRUNCATED_SNAPSHOT}) {
                 if (s.findingCounts().containsKey(k)) problems.add(s.findingCounts().get(k) + " " + k.label());
             }
-            String digest = StateDigest.of(s.keys(), s.revision(), f::readThrough);
-            if (!digest.equals(r.stateDigest)) problems.add("state digest " + digest + " differs from the planned " + r.stateDigest);
             if (!problems.isEmpty()) {
                 throw new IOException("the recovery WAL did not verify (nothing was published): " + String.join("; ", problems));
             }
+            return StateDigest.of(s.keys(), s.revision(), f::readThrough);
         }
     }
 

@@ -77,7 +77,9 @@ public final class WalRecover implements Callable<Integer> {
     Path path;
 
     public static void main(String[] args) {
-        System.exit(Cli.run(new WalRecover(), args));
+        int code = Cli.run(new WalRecover(), args);
+        dev.walkit.cli.Timing.mark("exit");
+        System.exit(code);
     }
 
     /** The configured command line (what main runs, and what the build renders help and man pages from). */
