@@ -25,6 +25,9 @@ import java.nio.ByteBuffer;
  */
 public final class CleanReplay {
     private final boolean part;
+    /** Rule breaks of single records (create_revision/version, DELETE of an absent key) applied as stored, as Replayer does. */
+    private final boolean asStored;
+    private final boolean keepsValues;
     private final KeyTable keys;
     private String irregularity;
 
@@ -48,19 +51,30 @@ public final class CleanReplay {
     private long joinedLive;
     private long joinedKeys;
 
-    private CleanReplay(boolean part) {
+    private CleanReplay(boolean part, boolean asStored, boolean keepsValues) {
         this.part = part;
-        this.keys = new KeyTable(part);
+        this.asStored = asStored;
+        this.keepsValues = keepsValues;
+        this.keys = new KeyTable(part, keepsValues);
     }
 
     /** For a whole log, or the first part of one. */
     public static CleanReplay whole() {
-        return new CleanReplay(false);
+        return new CleanReplay(false, false, false);
     }
 
     /** For a later part of a log, starting at a transaction boundary. */
     public static CleanReplay part() {
-        return new CleanReplay(true);
+        return new CleanReplay(true, false, false);
+    }
+
+    /**
+     * For the {@link StateDigest} of a whole log that has no damage, incomplete transaction, revision
+     * regression or snapshot prefix out of place (a recovery output read back): records that break the
+     * create_revision/version or DELETE rules are applied as stored, as {@link Replayer} applies them.
+     */
+    public static CleanReplay forDigest() {
+        return new CleanReplay(false, true, true);
     }
 
     /** Applies the next valid record; false (and {@link #irregularity()} set) when the fast path ends. */
@@ -90,16 +104,17 @@ public final class CleanReplay {
             if (delete) keys.delete(slot);
             else keys.put(slot, f.createRevision(), f.version());
         } else if (delete) {
-            if (!keys.live(slot)) return irregular("delete of an absent key at offset " + v.offset());
+            if (!keys.live(slot) && !asStored) return irregular("delete of an absent key at offset " + v.offset());
             keys.delete(slot);
         } else {
             boolean live = keys.live(slot);
             long expectCreate = live ? keys.createRevision(slot) : rev;
             long expectVersion = live ? keys.version(slot) + 1 : 1;
-            if (f.createRevision() != expectCreate || f.version() != expectVersion) {
+            if ((f.createRevision() != expectCreate || f.version() != expectVersion) && !asStored) {
                 return irregular("version mismatch at offset " + v.offset());
             }
-            keys.put(slot, expectCreate, expectVersion);
+            keys.put(slot, f.createRevision(), f.version());
+            if (keepsValues) keys.value(slot, rev, f.lease(), v.valueFileOffset(), f.valueLength());
         }
         if (Flags.isTxnCont(flags)) {
             openTxn = rev;
@@ -134,6 +149,7 @@ public final class CleanReplay {
         if (rev > compactRevision) return irregular("snapshot record above the compact revision at offset " + v.offset());
         int slot = keys.find(buf, f.keyStart(), f.keyLength());
         keys.put(slot, f.createRevision(), f.version());
+        if (keepsValues) keys.value(slot, rev, f.lease(), v.valueFileOffset(), f.valueLength());
         lastSnapshotSlot = slot;
         snapshotPresent++;
         transactions++;
@@ -210,6 +226,17 @@ public final class CleanReplay {
         }
         joined = true;
         return true;
+    }
+
+    /** The store's revision after the replay: the last transaction's, or the compact revision (as {@link Replayer#revision()}). */
+    public long revision() {
+        return revision;
+    }
+
+    /** The {@link StateDigest} of the state replayed ({@link #forDigest()} only), values read back through {@code values}. */
+    public String digest(Replayer.Values values) {
+        if (!keepsValues) throw new IllegalStateException("not a replay for a digest");
+        return StateDigest.of(keys.sortedLive(), revision, values);
     }
 
     /** What ended the fast path, or null while it holds. */

@@ -22,6 +22,7 @@ final class KeyTable {
     private static final int MAX_ARENA = Integer.MAX_VALUE - 16;
 
     private final boolean tracksFirst;
+    private final boolean keepsValues;
     /*
      * One array, 4 longs a slot, so that a lookup touches one cache line (and the arena, to compare the
      * key): [hash (low 32 bits, never 0; 0 = empty) | key length (high 32)], [arena offset | LIVE],
@@ -35,14 +36,18 @@ final class KeyTable {
     private long[] firstCreateRevision;
     private long[] firstVersion;
     private boolean[] firstDelete;
+    // Per slot (keepsValues only): mod_revision, lease, value offset in the file, value length.
+    private long[] values;
     private byte[] arena = new byte[1 << 16];
     private int arenaUsed;
     private int size;
     private int liveCount;
     private boolean inserted;
 
-    KeyTable(boolean tracksFirst) {
+    KeyTable(boolean tracksFirst, boolean keepsValues) {
         this.tracksFirst = tracksFirst;
+        this.keepsValues = keepsValues;
+        if (keepsValues) values = new long[capacity() * 4];
         if (tracksFirst) {
             int n = capacity();
             firstRevision = new long[n];
@@ -154,8 +159,10 @@ final class KeyTable {
         long[] ofc = firstCreateRevision;
         long[] ofv = firstVersion;
         boolean[] ofd = firstDelete;
+        long[] ovalues = values;
         int n = capacity() * 2;
         slots = new long[n * STRIDE];
+        if (keepsValues) values = new long[n * 4];
         if (tracksFirst) {
             firstRevision = new long[n];
             firstCreateRevision = new long[n];
@@ -169,6 +176,7 @@ final class KeyTable {
             int i = (int) head & mask;
             while (slots[i * STRIDE] != 0) i = (i + 1) & mask;
             System.arraycopy(old, j * STRIDE, slots, i * STRIDE, STRIDE);
+            if (keepsValues) System.arraycopy(ovalues, j * 4, values, i * 4, 4);
             if (tracksFirst) {
                 firstRevision[i] = ofr[j];
                 firstCreateRevision[i] = ofc[j];
@@ -208,6 +216,72 @@ final class KeyTable {
             liveCount--;
             slots[b + 1] &= ~LIVE;
         }
+    }
+
+    /** The live key's value and what else its latest put says (keepsValues only). */
+    void value(int slot, long modRevision, long lease, long valueOffset, int valueLength) {
+        int b = slot * 4;
+        values[b] = modRevision;
+        values[b + 1] = lease;
+        values[b + 2] = valueOffset;
+        values[b + 3] = valueLength;
+    }
+
+    /** Live keys in byte order, with their facts (keepsValues only). */
+    StateDigest.LiveKeys sortedLive() {
+        Integer[] live = new Integer[liveCount];
+        int n = 0;
+        for (int s = 0; s < capacity(); s++) {
+            if (used(s) && live(s)) live[n++] = s;
+        }
+        Arrays.sort(live, (a, b) -> {
+            int aa = (int) slots[a * STRIDE + 1];
+            int ba = (int) slots[b * STRIDE + 1];
+            return Arrays.compareUnsigned(arena, aa, aa + (int) (slots[a * STRIDE] >>> 32), arena, ba, ba + (int) (slots[b * STRIDE] >>> 32));
+        });
+        return new StateDigest.LiveKeys() {
+            @Override
+            public int size() {
+                return live.length;
+            }
+
+            @Override
+            public byte[] key(int i) {
+                int slot = live[i];
+                int at = (int) slots[slot * STRIDE + 1];
+                return Arrays.copyOfRange(arena, at, at + (int) (slots[slot * STRIDE] >>> 32));
+            }
+
+            @Override
+            public long createRevision(int i) {
+                return KeyTable.this.createRevision(live[i]);
+            }
+
+            @Override
+            public long modRevision(int i) {
+                return values[live[i] * 4];
+            }
+
+            @Override
+            public long version(int i) {
+                return KeyTable.this.version(live[i]);
+            }
+
+            @Override
+            public long lease(int i) {
+                return values[live[i] * 4 + 1];
+            }
+
+            @Override
+            public long valueOffset(int i) {
+                return values[live[i] * 4 + 2];
+            }
+
+            @Override
+            public int valueLength(int i) {
+                return (int) values[live[i] * 4 + 3];
+            }
+        };
     }
 
     /** Keeps the key's first record in this part (tracksFirst only). */
