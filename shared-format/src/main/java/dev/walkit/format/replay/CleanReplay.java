@@ -236,7 +236,7 @@ public final class CleanReplay {
     /** The {@link StateDigest} of the state replayed ({@link #forDigest()} only), values read back through {@code values}. */
     public String digest(Replayer.Values values) {
         if (!keepsValues) throw new IllegalStateException("not a replay for a digest");
-        return StateDigest.of(keys.sortedLive(), revision, values);
+        return StateDigest.of(keys.live(), revision, values);
     }
 
     /** What ended the fast path, or null while it holds. */

@@ -227,18 +227,13 @@ final class KeyTable {
         values[b + 3] = valueLength;
     }
 
-    /** Live keys in byte order, with their facts (keepsValues only). */
-    StateDigest.LiveKeys sortedLive() {
-        Integer[] live = new Integer[liveCount];
+    /** Live keys, in slot order, with their facts (keepsValues only). */
+    StateDigest.LiveKeys live() {
+        int[] live = new int[liveCount];
         int n = 0;
         for (int s = 0; s < capacity(); s++) {
             if (used(s) && live(s)) live[n++] = s;
         }
-        Arrays.sort(live, (a, b) -> {
-            int aa = (int) slots[a * STRIDE + 1];
-            int ba = (int) slots[b * STRIDE + 1];
-            return Arrays.compareUnsigned(arena, aa, aa + (int) (slots[a * STRIDE] >>> 32), arena, ba, ba + (int) (slots[b * STRIDE] >>> 32));
-        });
         return new StateDigest.LiveKeys() {
             @Override
             public int size() {

@@ -8,15 +8,19 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * SHA-256 of a replayed state: every live key in byte order with its create_revision, mod_revision,
- * version, lease and the SHA-256 of its value, plus the revision. Two logs with the same digest start the store in the
- * same state.
+ * A SHA-256 digest of a replayed state, in no particular key order: each live key's entry (key length,
+ * create_revision, mod_revision, version, lease, value length, key bytes, value bytes) is hashed on
+ * its own, the entry hashes are added as 256-bit numbers (mod 2^256), and the digest is the SHA-256 of
+ * that sum, the number of live keys and the revision. Two logs with the same digest start the store in
+ * the same state. Adding instead of hashing in key order spares a sort of every key by its bytes
+ * (a third of walrecover's read-back); keys are unique in a state, so no entry can cancel another.
+ * Values are read in file-offset order.
  */
 public final class StateDigest {
     private StateDigest() {
     }
 
-    /** Live keys in byte order, with their facts: what a digest is made of, from any replayed state. */
+    /** Live keys, in any order, with their facts: what a digest is made of, from any replayed state. */
     public interface LiveKeys {
         int size();
 
@@ -37,7 +41,10 @@ public final class StateDigest {
 
     /** The digest of {@code keys} at {@code revision}. */
     public static String of(KeyIndex keys, long revision, Replayer.Values values) {
-        List<KeyState> live = keys.sortedLive();
+        List<KeyState> live = new java.util.ArrayList<>(keys.liveCount());
+        keys.forEach(k -> {
+            if (k.live()) live.add(k);
+        });
         return of(new LiveKeys() {
             @Override
             public int size() {
@@ -81,39 +88,55 @@ public final class StateDigest {
         }, revision, values);
     }
 
-    /**
-     * The digest of {@code live} at {@code revision}. Values are read in file-offset order (each
-     * value's own SHA-256 kept, 32 bytes a key), then the keys are hashed in byte order.
-     */
+    /** The digest of {@code live} at {@code revision}. */
     public static String of(LiveKeys live, long revision, Replayer.Values values) {
         int n = live.size();
         // (offset, index) packed for a primitive sort: offsets below 2^39 (512 GiB), keys below 2^24.
         boolean packable = n < (1 << 24);
-        for (int i = 0; i < n && packable; i++) packable = live.valueOffset(i) < (1L << 39);
         long[] byOffset = new long[n];
-        for (int i = 0; i < n; i++) byOffset[i] = packable ? (live.valueOffset(i) << 24) | i : i;
-        if (packable) Arrays.sort(byOffset);
-        byte[] valueHashes = new byte[n * 32];
+        for (int i = 0; i < n; i++) {
+            long off = live.valueOffset(i);
+            packable &= off < (1L << 39);
+            byOffset[i] = (off << 24) | i;
+        }
+        if (packable) {
+            Arrays.sort(byOffset);
+        } else {
+            for (int i = 0; i < n; i++) byOffset[i] = i;
+        }
         MessageDigest md = sha256();
+        ByteBuffer nums = ByteBuffer.allocate(8 * 6);
+        long[] sum = new long[4];
         for (long packed : byOffset) {
             int i = (int) (packed & 0xFF_FFFF);
-            md.update(values.read(live.valueOffset(i), live.valueLength(i)));
-            System.arraycopy(md.digest(), 0, valueHashes, i * 32, 32);
-        }
-        ByteBuffer nums = ByteBuffer.allocate(8 * 6);
-        for (int i = 0; i < n; i++) {
             byte[] key = live.key(i);
             nums.clear();
             nums.putLong(key.length).putLong(live.createRevision(i)).putLong(live.modRevision(i)).putLong(live.version(i))
                     .putLong(live.lease(i)).putLong(live.valueLength(i));
             md.update(nums.array());
             md.update(key);
-            md.update(valueHashes, i * 32, 32);
+            md.update(values.read(live.valueOffset(i), live.valueLength(i)));
+            add(sum, md.digest());
         }
-        nums.clear();
-        nums.putLong(revision);
-        md.update(nums.array(), 0, 8);
-        return HexFormat.of().formatHex(md.digest());
+        ByteBuffer total = ByteBuffer.allocate(8 * 6);
+        for (int j = 3; j >= 0; j--) total.putLong(sum[j]);
+        total.putLong(n).putLong(revision);
+        return HexFormat.of().formatHex(md.digest(total.array()));
+    }
+
+    /** {@code sum += hash} mod 2^256; {@code sum} in 64-bit limbs, least significant first; {@code hash} big-endian. */
+    static void add(long[] sum, byte[] hash) {
+        ByteBuffer h = ByteBuffer.wrap(hash);
+        long carry = 0;
+        for (int j = 0; j < 4; j++) {
+            long x = h.getLong(24 - 8 * j);
+            long s = sum[j] + x;
+            long c = Long.compareUnsigned(s, x) < 0 ? 1 : 0;
+            long t = s + carry;
+            c += Long.compareUnsigned(t, s) < 0 ? 1 : 0;
+            sum[j] = t;
+            carry = c;
+        }
     }
 
     private static MessageDigest sha256() {
