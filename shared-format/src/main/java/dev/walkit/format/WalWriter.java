@@ -19,16 +19,11 @@ public final class WalWriter implements Closeable {
     private final RecordEncoder encoder = new RecordEncoder();
     private ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
     private long written;
-    private final java.security.MessageDigest sha256;
+    private java.util.function.LongConsumer onFlush;
 
     private WalWriter(Path path, FileChannel channel) {
         this.path = path;
         this.channel = channel;
-        try {
-            this.sha256 = java.security.MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     public static WalWriter create(Path path) throws IOException {
@@ -39,13 +34,9 @@ public final class WalWriter implements Closeable {
         }
     }
 
-    /** SHA-256 of every byte written, in order (call after {@link #close()}): the file's hash without reading it again. */
-    public String sha256() {
-        try {
-            return java.util.HexFormat.of().formatHex(((java.security.MessageDigest) sha256.clone()).digest());
-        } catch (CloneNotSupportedException e) {
-            throw new IllegalStateException(e);
-        }
+    /** Told the file's size after each write to it: for a reader that follows the file as it grows. */
+    public void onFlush(java.util.function.LongConsumer sizeWritten) {
+        this.onFlush = sizeWritten;
     }
 
     /** Appends one record; returns its file offset. */
@@ -91,13 +82,13 @@ public final class WalWriter implements Closeable {
 
     public void flush() throws IOException {
         buf.flip();
-        sha256.update(buf.duplicate());
         try {
             while (buf.hasRemaining()) written += channel.write(buf);
         } catch (IOException e) {
             throw new IOException(path + ": write failed: " + e, e);
         }
         buf.clear();
+        if (onFlush != null) onFlush.accept(written);
     }
 
     /** Flushes and fsyncs. */

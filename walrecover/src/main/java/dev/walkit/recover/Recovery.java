@@ -94,7 +94,7 @@ public final class Recovery {
                     temp = AtomicOutput.tempIn(outDir, Wal.WAL_FILE);
                     if (!o.compact()) {
                         WalFormat format = Wal.sniff(in, ro.maxRecLen()).format();
-                        history = new HistoryWriter(WalWriter.create(temp), in, format == WalFormat.V1);
+                        history = new HistoryWriter(temp, in, format == WalFormat.V1);
                     }
                 }
                 Plan plan = new Plan(r, history);
@@ -127,8 +127,7 @@ public final class Recovery {
                 }
                 String written;
                 if (history != null) {
-                    history.close();
-                    written = history.sha256();
+                    written = history.close();
                 } else {
                     written = writeSnapshot(temp, in, s);
                     r.compactRevision = s.revision();
@@ -161,7 +160,7 @@ public final class Recovery {
                 AtomicOutput.writeString(outDir, LEASES_FILE, leasesJson(r.leases));
                 Timing.mark("leases written");
                 if (Files.exists(target)) AtomicOutput.keepAsBroken(target, now);
-                // The hash of the bytes as they were written; the read-back above checked every record's CRC.
+                // The hash of the file as it was written (TrailingSha256); the read-back checked every record's CRC.
                 r.outputSha256 = written;
                 r.outputBytes = Files.size(temp);
                 AtomicOutput.publish(temp, target);
@@ -301,8 +300,12 @@ public final class Recovery {
 
         private final boolean v1;
 
-        HistoryWriter(WalWriter out, WalFile in, boolean v1) {
-            this.out = out;
+        private final TrailingSha256 hash;
+
+        HistoryWriter(Path temp, WalFile in, boolean v1) throws IOException {
+            this.out = WalWriter.create(temp);
+            this.hash = new TrailingSha256(temp);
+            out.onFlush(hash::flushed);
             this.in = in;
             this.v1 = v1;
         }
@@ -352,20 +355,18 @@ public final class Recovery {
             out.appendRaw(rec);
         }
 
-        /** Writes what is pending and closes; the caller fsyncs. */
-        void close() throws IOException {
+        /** Writes what is pending and closes; the caller fsyncs. Returns the file's SHA-256. */
+        String close() throws IOException {
             flushPrefix();
             closed = true;
             out.closeWithoutFsync();
-        }
-
-        String sha256() {
-            return out.sha256();
+            return hash.finish(out.size());
         }
 
         void abandon() throws IOException {
             if (!closed) {
                 closed = true;
+                hash.cancel();
                 out.close();
             }
         }
@@ -393,22 +394,27 @@ public final class Recovery {
         };
     }
 
+    /** Writes the snapshot form of the state; returns the file's SHA-256. */
     private static String writeSnapshot(Path temp, WalFile in, Replayer s) throws IOException {
         List<KeyState> live = s.keys().sortedLive();
         WalWriter w = WalWriter.create(temp);
+        TrailingSha256 hash = new TrailingSha256(temp);
+        w.onFlush(hash::flushed);
         try {
             w.append(RecordEncoder.snapshotMarker(s.revision(), live.size()));
             for (KeyState k : live) {
                 w.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(),
                         in.read(k.valueOffset(), k.valueLength()), k.lease()));
             }
+        } catch (IOException | RuntimeException e) {
+            hash.cancel();
+            throw e;
         } finally {
             w.closeWithoutFsync();  // the caller fsyncs
         }
-        return w.sha256();
+        return hash.finish(w.size());
     }
 
-    /** Reads the written file back: it must replay with no damage to the planned state. */
     /**
      * Replays the written output: it must have no damage, incomplete transaction, revision regression or
      * truncated snapshot; returns its state digest, for the caller to compare with the plan. The light

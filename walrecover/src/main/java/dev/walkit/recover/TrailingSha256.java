@@ -1,0 +1,85 @@
+package dev.walkit.recover;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The SHA-256 of a file as it is written: a thread reads it back (from the page cache) behind the
+ * writer, up to what the writer has flushed, so that the hash costs the writing thread nothing and
+ * is ready when the file is closed. It is the hash of the bytes in the file, not of a buffer.
+ */
+final class TrailingSha256 {
+    private final AtomicLong flushed = new AtomicLong();
+    private volatile boolean closed;
+    private final CompletableFuture<String> result = new CompletableFuture<>();
+    private final Thread reader;
+
+    TrailingSha256(Path file) {
+        reader = new Thread(() -> run(file), "walrecover-sha256");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** The writer has written the file up to {@code size} bytes. */
+    void flushed(long size) {
+        flushed.set(size);
+    }
+
+    /** The writer closed the file at {@code size} bytes: the hash of all of them. */
+    String finish(long size) throws IOException {
+        flushed.set(size);
+        closed = true;
+        LockSupport.unpark(reader);
+        try {
+            return result.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while hashing the output", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UncheckedIOException u) throw u.getCause();
+            throw new IOException("hashing the output failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /** The file is abandoned: the reader stops. */
+    void cancel() {
+        closed = true;
+        LockSupport.unpark(reader);
+    }
+
+    private void run(Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 20];
+            long pos = 0;
+            for (;;) {
+                long available = flushed.get();
+                if (pos < available) {
+                    int n = in.read(buf, 0, (int) Math.min(buf.length, available - pos));
+                    if (n < 0) throw new IOException(file + ": ends at " + pos + " bytes, " + available + " were written");
+                    md.update(buf, 0, n);
+                    pos += n;
+                } else if (closed) {
+                    if (pos >= flushed.get()) break;
+                } else {
+                    LockSupport.parkNanos(1_000_000);
+                }
+            }
+            result.complete(HexFormat.of().formatHex(md.digest()));
+        } catch (IOException e) {
+            result.completeExceptionally(new UncheckedIOException(new IOException(file + ": read back failed: " + e.getMessage(), e)));
+        } catch (NoSuchAlgorithmException | RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+}
