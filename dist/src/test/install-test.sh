@@ -36,6 +36,14 @@ set +e; "$work/prefix/bin/walverify" "$work/junk" 2>"$work/err"; code=$?; set -e
 set +e; JAVA_OPTS="-Dorg.sqlite.tmpdir=$work/none/such" "$work/prefix/bin/walmigrate" kine --sqlite "$work/empty.db" --dry-run 2>"$work/err"; code=$?; set -e
 [ "$code" = 4 ] && grep -q "no such table: kine" "$work/err" || fail "walmigrate on an empty db (exit $code): $(cat "$work/err")"
 
+# Without lib/native, and with nowhere to extract the library to, SQLite cannot start: one line that
+# says so, exit 5 (not exit 4, which would blame the database).
+mv "$dist/lib/native" "$work/native.away"
+set +e; JAVA_OPTS="-Dorg.sqlite.tmpdir=$work/none/such" "$work/prefix/bin/walmigrate" kine --sqlite "$work/empty.db" --dry-run 2>"$work/err"; code=$?; set -e
+mv "$work/native.away" "$dist/lib/native"
+[ "$code" = 5 ] && grep -q "cannot start SQLite" "$work/err" && [ "$(wc -l < "$work/err")" = 1 ] \
+  || fail "walmigrate without a loadable SQLite (exit $code): $(cat "$work/err")"
+
 # Man pages render without warnings and name the options.
 for t in walverify waldoctor walrecover walmigrate; do
   page=$(MANWIDTH=100 man --warnings -l "$work/prefix/share/man/man1/$t.1" 2>"$work/manerr")

@@ -80,7 +80,7 @@ public final class KineSource implements KeySource {
                 Path side = stateDb.resolveSibling(stateDb.getFileName() + suffix);
                 if (Files.exists(side)) Files.copy(side, dir.resolve("state.db" + suffix));
             }
-            Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy);
+            Connection c = connect(copy);
             try (Statement pragma = c.createStatement()) {
                 // Pages read through a mapping, not a pread each: the live-set query reads 560k rows of a
                 // 230 MB database in 0.7 s instead of 1.1 s. Safe here: the file is our private copy.
@@ -93,6 +93,22 @@ public final class KineSource implements KeySource {
         } catch (IOException e) {
             deleteTree(dir);
             throw e;
+        }
+    }
+
+    /**
+     * Opens the SQLite file. SQLite opens lazily: this fails only when SQLite itself cannot start (its
+     * native library did not load: no build for this platform, or a temp directory it cannot run
+     * from), which says nothing about the database: that is not exit 4's "unreadable input".
+     */
+    private static Connection connect(Path db) {
+        try {
+            return DriverManager.getConnection("jdbc:sqlite:" + db);
+        } catch (SQLException e) {
+            Throwable root = e;
+            while (root.getCause() != null) root = root.getCause();
+            throw new IllegalStateException("cannot start SQLite (" + e.getMessage() + (root != e ? ": " + root : "")
+                    + "); sqlite-jdbc extracts its native library into java.io.tmpdir: if that is mounted noexec, set JAVA_OPTS=-Dorg.sqlite.tmpdir=DIR", e);
         }
     }
 
