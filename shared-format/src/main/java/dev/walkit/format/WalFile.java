@@ -174,16 +174,20 @@ public final class WalFile implements Closeable {
     }
 
     /**
-     * Appends bytes [offset, offset+length) to {@code out} straight from the window, moving it (like
-     * {@link #readThrough}): for copying records in file order. Not while a reader uses this handle.
+     * Copies bytes [offset, offset+length) of the file to {@code target} inside the kernel (no copy
+     * through this process), without moving the window.
      */
-    public void copyTo(long offset, int length, WalWriter out) throws IOException {
-        if (length > maxFrame) {
-            out.appendRaw(read(offset, length));
-            return;
+    public void transferTo(long offset, long length, java.nio.channels.WritableByteChannel target) throws IOException {
+        long done = 0;
+        try {
+            while (done < length) {
+                long n = channel.transferTo(offset + done, length - done, target);
+                if (n <= 0) throw new IOException("unexpected end of file");
+                done += n;
+            }
+        } catch (IOException e) {
+            throw new IOException(path + ": copy of " + length + " bytes at offset " + offset + " failed: " + e.getMessage(), e);
         }
-        ByteBuffer b = bufferAt(offset, length);
-        out.appendRaw(b, indexIn(offset), length);
     }
 
     /** Updates {@code crc} with bytes [from, to) of the file, without moving the window. */

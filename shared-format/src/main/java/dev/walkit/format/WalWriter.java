@@ -75,6 +75,19 @@ public final class WalWriter implements Closeable {
         return at;
     }
 
+    /**
+     * Appends bytes [offset, offset+length) of {@code src} as they are, copied inside the kernel (a run
+     * of records copied byte-exact); returns their file offset.
+     */
+    public long appendFrom(WalFile src, long offset, long length) throws IOException {
+        flush();
+        long at = written;
+        src.transferTo(offset, length, channel);
+        written += length;
+        if (onFlush != null) onFlush.accept(written);
+        return at;
+    }
+
     /** Bytes handed to the writer so far. */
     public long size() {
         return written + buf.position();

@@ -301,6 +301,9 @@ public final class Recovery {
         private final boolean v1;
 
         private final TrailingSha256 hash;
+        /** Input bytes [runStart, runEnd) still to be copied: consecutive records kept as they are. */
+        private long runStart = -1;
+        private long runEnd = -1;
 
         HistoryWriter(Path temp, WalFile in, boolean v1) throws IOException {
             this.out = WalWriter.create(temp);
@@ -326,8 +329,15 @@ public final class Recovery {
             }
         }
 
+        /** Writes the pending run of records copied as they are. */
+        private void flushRun() throws IOException {
+            if (runEnd > runStart) out.appendFrom(in, runStart, runEnd - runStart);
+            runStart = runEnd = -1;
+        }
+
         private void flushPrefix() throws IOException {
             if (marker == null && prefix.isEmpty()) return;
+            flushRun();
             long compactRevision = marker != null ? marker.revision() : prefix.stream().mapToLong(WalEntry::revision).max().orElse(0);
             out.append(RecordEncoder.snapshotMarker(compactRevision, prefix.size()));
             for (WalEntry e : prefix) copy(e, null);
@@ -336,6 +346,17 @@ public final class Recovery {
         }
 
         private void copy(WalEntry e, KeyIndex keys) throws IOException {
+            if (!v1 && e.crcRange() == CrcRange.STANDARD) {
+                // Byte-exact: extend the run of consecutive records, copied in one go inside the kernel.
+                if (e.offset() != runEnd) {
+                    flushRun();
+                    runStart = e.offset();
+                    runEnd = e.offset();
+                }
+                runEnd += e.length();
+                return;
+            }
+            flushRun();
             if (v1) {
                 // v1 is always written as v2, with the create_revision and version replay derived.
                 if (e.isDelete()) {
@@ -346,10 +367,6 @@ public final class Recovery {
                 }
                 return;
             }
-            if (e.crcRange() == CrcRange.STANDARD) {
-                in.copyTo(e.offset(), (int) e.length(), out);
-                return;
-            }
             byte[] rec = in.read(e.offset(), (int) e.length());
             encoder.writeCrc(ByteBuffer.wrap(rec).order(ByteOrder.LITTLE_ENDIAN), 0, rec.length - RecordLayout.OVERHEAD, CrcRange.STANDARD);
             out.appendRaw(rec);
@@ -358,6 +375,7 @@ public final class Recovery {
         /** Writes what is pending and closes; the caller fsyncs. Returns the file's SHA-256. */
         String close() throws IOException {
             flushPrefix();
+            flushRun();
             closed = true;
             out.closeWithoutFsync();
             return hash.finish(out.size());
