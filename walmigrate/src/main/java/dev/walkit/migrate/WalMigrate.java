@@ -31,9 +31,24 @@ public final class WalMigrate implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        int code = Cli.run(new WalMigrate(), args);
+        // The migration job's plain command lines skip building picocli's model; anything else is picocli's.
+        PlainArgs.Parsed plain = PlainArgs.parse(args);
+        int code = plain != null ? runPlain(plain, Cli.stdout(), Cli.stderr()) : Cli.run(new WalMigrate(), args);
         dev.walkit.cli.Timing.mark("exit");
         System.exit(code);
+    }
+
+    /** A plain command line run as picocli would run it, an unexpected exception reported as Cli reports it. */
+    static int runPlain(PlainArgs.Parsed p, PrintWriter out, PrintWriter err) {
+        try {
+            KeySourceOpener open = p.subcommand().equals("kine") ? () -> KineSource.open(p.source(), false) : () -> WalSource.open(p.source());
+            return migrate(out, err, p.writeOut(), open, p.options());
+        } catch (RuntimeException e) {
+            err.println(p.subcommand() + ": internal error: " + e);
+            if ("1".equals(System.getenv("WALKIT_DEBUG"))) e.printStackTrace(err);
+            err.flush();
+            return ExitCode.SOFTWARE.code();
+        }
     }
 
     /** The configured command line (what main runs, and what the build renders help and man pages from). */
@@ -87,9 +102,7 @@ public final class WalMigrate implements Callable<Integer> {
         }
     }
 
-    static int migrate(CommandLine.Model.CommandSpec spec, WriteOut writeOut, KeySourceOpener open, MigrateOptions o) {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    static int migrate(PrintWriter out, PrintWriter err, WriteOut writeOut, KeySourceOpener open, MigrateOptions o) {
         if (writeOut.check("walmigrate", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
         OutputFormat format = writeOut.format();
         String invalid = o.dryRun() && (o.endpoints() == null || o.endpoints().isEmpty()) ? null : o.validate();
@@ -155,7 +168,7 @@ public final class WalMigrate implements Callable<Integer> {
                     return failed(spec.commandLine().getErr(), e);
                 }
             }
-            return migrate(spec, writeOut, () -> KineSource.open(sqlite, false), target.t.options());
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> KineSource.open(sqlite, false), target.t.options());
         }
     }
 
@@ -175,7 +188,7 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            return migrate(spec, writeOut, () -> WalSource.open(wal), target.t.options());
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> WalSource.open(wal), target.t.options());
         }
     }
 
