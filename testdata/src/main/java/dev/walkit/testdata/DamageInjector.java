@@ -54,6 +54,27 @@ public final class DamageInjector {
     }
 
     /** Damages record {@code i} of a copy of the clean log (TORN_TAIL: the last record, whatever {@code i}). */
+    /** Record {@code i} as a KeyValue. */
+    public dev.walkit.format.KeyValue record(int i) {
+        int off = (int) offset(i);
+        return new RecordView().wrap(le(clean), off, off).toKeyValue();
+    }
+
+    /**
+     * The log with record {@code i} replaced by {@code change} of it, re-encoded with a right CRC: not
+     * damage but a break of a replay rule (a version, a revision, a flag), for the replay to find.
+     */
+    public byte[] reencoded(int i, java.util.function.UnaryOperator<dev.walkit.format.KeyValue> change) {
+        int off = (int) offset(i);
+        int len = length(i);
+        byte[] rec = new RecordEncoder().encode(change.apply(record(i)));
+        byte[] out = new byte[clean.length - len + rec.length];
+        System.arraycopy(clean, 0, out, 0, off);
+        System.arraycopy(rec, 0, out, off, rec.length);
+        System.arraycopy(clean, off + len, out, off + rec.length, clean.length - off - len);
+        return out;
+    }
+
     public Expected apply(Kind kind, int i, long seed) {
         return applyTo(clean.clone(), kind, i, seed);
     }

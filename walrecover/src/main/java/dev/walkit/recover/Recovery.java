@@ -8,19 +8,17 @@ import dev.walkit.format.Finding;
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.LogItem;
-import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.RecordLayout;
-import dev.walkit.format.RecordView;
 import dev.walkit.format.Transaction;
 import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalFormat;
-import dev.walkit.format.WalReader;
 import dev.walkit.format.WalWriter;
 import dev.walkit.format.replay.CleanReplay;
+import dev.walkit.format.replay.CleanScan;
 import dev.walkit.format.replay.KeyIndex;
 import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.LeaseMetadata;
@@ -441,12 +439,8 @@ public final class Recovery {
     private static String outputDigest(Path temp) throws IOException {
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(temp, ro.maxRecLen())) {
-            CleanReplay light = CleanReplay.forDigest();
-            WalReader reader = new WalReader(f, ro);
-            for (ReadResult x; (x = reader.next()) != null; ) {
-                if (!(x instanceof RecordView v ? light.accept(v) : light.damage(((DamageSpan) x).offset()))) break;
-            }
-            if (light.end()) return light.digest(f::readThrough);
+            CleanReplay light = CleanScan.scan(f, ro, CleanReplay.forDigest(), CleanScan.MIN_SPLIT);
+            if (light.irregularity() == null) return light.digest(f::readThrough);
             Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
             List<String> problems = new ArrayList<>();
             if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));

@@ -29,7 +29,7 @@ import java.util.concurrent.ExecutionException;
  */
 final class SplitScan {
     /** Below this, one thread: the second handle and thread cost more than they save. */
-    static final long MIN_SPLIT = 64L << 20;
+    static final long MIN_SPLIT = dev.walkit.format.replay.CleanScan.MIN_SPLIT;
 
     /** How a scan went: one thread; two halves joined; or two threads, the first reading on past the middle. */
     enum Outcome { ONE_THREAD, JOINED, READ_ON }

@@ -10,6 +10,8 @@ import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalFormat;
+import dev.walkit.format.replay.CleanReplay;
+import dev.walkit.format.replay.CleanScan;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.Replay;
 import dev.walkit.format.replay.Replayer;
@@ -65,11 +67,10 @@ public final class Verifier {
             r.format = sniff.format();
             Locator loc = new Locator(r, l);
             if (level == VerifyLevel.SEMANTIC) {
-                StringBuilder ended = new StringBuilder();
-                CleanScan.Result clean = cleanPath && sniff.format() == WalFormat.V2 ? CleanScan.scan(file, ro, minSplit, ended) : null;
-                r.cleanPath = clean != null;
-                r.cleanPathEnded = ended.length() > 0 ? ended.toString() : null;
-                if (clean != null) clean(clean, r, loc);
+                CleanReplay clean = cleanPath && sniff.format() == WalFormat.V2 ? CleanScan.scan(file, ro, CleanReplay.whole(), minSplit) : null;
+                r.cleanPath = clean != null && clean.irregularity() == null;
+                r.cleanPathEnded = clean == null ? null : clean.irregularity();
+                if (r.cleanPath) clean(clean, r, loc);
                 else semantic(file, ro, r, loc, l);
             } else if (sniff.format() == WalFormat.V2) {
                 frames(file, ro, r, loc, minSplit);
@@ -120,12 +121,12 @@ public final class Verifier {
     }
 
     /** A log the fast path found clean: its facts, no findings. */
-    private static void clean(CleanScan.Result c, VerifyReport r, Locator loc) {
-        loc.records(c.records(), c.firstRevision(), c.lastRevision(), c.maxRevision());
+    private static void clean(CleanReplay c, VerifyReport r, Locator loc) {
+        loc.records(c.records(), c.firstRecordRevision(), c.lastRecordRevision(), c.maxRecordRevision());
         r.transactions = c.transactions();
         r.compactRevision = c.compactRevision() > 0 ? c.compactRevision() : -1;
-        r.liveKeys = c.liveKeys();
-        r.tombstones = c.tombstones();
+        r.liveKeys = c.liveCount();
+        r.tombstones = c.tombstoneCount();
     }
 
     private static void semantic(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc, Listener l) throws IOException {

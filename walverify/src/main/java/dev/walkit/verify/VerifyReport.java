@@ -24,7 +24,7 @@ public final class VerifyReport {
     long lastRevision = -1;
     long compactRevision = -1;
     long liveKeys = -1;
-    /** Semantic level: the log was found clean by the fast path ({@link CleanScan}), not replayed by {@code Replayer}. */
+    /** Semantic level: the log was found clean by the fast path ({@link dev.walkit.format.replay.CleanScan}), not replayed by {@code Replayer}. */
     boolean cleanPath;
     /** What ended the fast path, when it was tried and ended. */
     String cleanPathEnded;

@@ -30,6 +30,7 @@ public final class CleanReplay {
     private final boolean keepsValues;
     private final KeyTable keys;
     private String irregularity;
+    private boolean partOnly;
 
     private long records;
     private long firstRecordRevision = -1;
@@ -50,6 +51,7 @@ public final class CleanReplay {
     private boolean joined;
     private long joinedLive;
     private long joinedKeys;
+    private CleanReplay joinedWith;
 
     private CleanReplay(boolean part, boolean asStored, boolean keepsValues) {
         this.part = part;
@@ -77,6 +79,16 @@ public final class CleanReplay {
         return new CleanReplay(false, true, true);
     }
 
+    /** {@link #part()} of a log read for its digest ({@link #forDigest()}). */
+    public static CleanReplay partForDigest() {
+        return new CleanReplay(true, true, true);
+    }
+
+    /** The same kind of replay, for a later part of the log. */
+    public CleanReplay newPart() {
+        return new CleanReplay(true, asStored, keepsValues);
+    }
+
     /** Applies the next valid record; false (and {@link #irregularity()} set) when the fast path ends. */
     public boolean accept(RecordView v) {
         if (irregularity != null) return false;
@@ -101,8 +113,12 @@ public final class CleanReplay {
         boolean delete = Flags.isDelete(flags);
         if (part && keys.inserted()) {
             keys.first(slot, delete, rev, f.createRevision(), f.version());
-            if (delete) keys.delete(slot);
-            else keys.put(slot, f.createRevision(), f.version());
+            if (delete) {
+                keys.delete(slot);
+            } else {
+                keys.put(slot, f.createRevision(), f.version());
+                if (keepsValues) keys.value(slot, rev, f.lease(), v.valueFileOffset(), f.valueLength());
+            }
         } else if (delete) {
             if (!keys.live(slot) && !asStored) return irregular("delete of an absent key at offset " + v.offset());
             keys.delete(slot);
@@ -127,7 +143,12 @@ public final class CleanReplay {
     }
 
     private boolean snapshot(RecordView v, KvFields f, long rev, int flags) {
-        if (part || openTxn >= 0 || Flags.isTxnCont(flags)) return irregular("snapshot record out of place at offset " + v.offset());
+        if (part) {
+            // Whether it is in place depends on the part before: not this part's to say.
+            partOnly = true;
+            return irregular("a snapshot record in a later part, at offset " + v.offset());
+        }
+        if (openTxn >= 0 || Flags.isTxnCont(flags)) return irregular("snapshot record out of place at offset " + v.offset());
         ByteBuffer buf = v.buffer();
         if (f.keyLength() == 0) {
             if (v.offset() == 0 && f.valueLength() == 8) {
@@ -199,7 +220,9 @@ public final class CleanReplay {
             if (!b.used(s)) continue;
             int a = keys.lookup(b, s);
             boolean wasLive = a >= 0 && keys.live(a);
-            if (b.firstDelete(s)) {
+            if (asStored) {
+                // rule breaks are applied as stored: nothing to check
+            } else if (b.firstDelete(s)) {
                 if (!wasLive) return irregular("delete of an absent key after the join");
             } else {
                 long expectCreate = wasLive ? keys.createRevision(a) : b.firstRevision(s);
@@ -225,6 +248,7 @@ public final class CleanReplay {
             revision = later.revision;
         }
         joined = true;
+        joinedWith = later;
         return true;
     }
 
@@ -236,7 +260,20 @@ public final class CleanReplay {
     /** The {@link StateDigest} of the state replayed ({@link #forDigest()} only), values read back through {@code values}. */
     public String digest(Replayer.Values values) {
         if (!keepsValues) throw new IllegalStateException("not a replay for a digest");
-        return StateDigest.of(keys.live(), revision, values);
+        return StateDigest.of(joinedWith == null ? keys.live() : KeyTable.liveAfter(keys, joinedWith.keys), revision, values);
+    }
+
+    /** Whether the state is that of two parts joined ({@link #join}). */
+    public boolean joined() {
+        return joined;
+    }
+
+    /**
+     * Whether what ended this later part is one a replay of the whole log might take (a snapshot record,
+     * in place if the prefix began before the part): the earlier part should then read on by itself.
+     */
+    public boolean endedAsAPart() {
+        return partOnly;
     }
 
     /** What ended the fast path, or null while it holds. */

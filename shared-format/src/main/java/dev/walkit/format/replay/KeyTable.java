@@ -234,6 +234,74 @@ final class KeyTable {
         for (int s = 0; s < capacity(); s++) {
             if (used(s) && live(s)) live[n++] = s;
         }
+        return live(live);
+    }
+
+    /**
+     * Live keys after the part in {@code later} followed the part in {@code earlier} (keepsValues only): a
+     * key {@code later} holds is as {@code later} left it; the others as {@code earlier} left them.
+     */
+    static StateDigest.LiveKeys liveAfter(KeyTable earlier, KeyTable later) {
+        int[] a = new int[earlier.liveCount];
+        int na = 0;
+        for (int s = 0; s < earlier.capacity(); s++) {
+            if (earlier.used(s) && earlier.live(s) && later.lookup(earlier, s) < 0) a[na++] = s;
+        }
+        StateDigest.LiveKeys first = earlier.live(Arrays.copyOf(a, na));
+        StateDigest.LiveKeys second = later.live();
+        return new StateDigest.LiveKeys() {
+            @Override
+            public int size() {
+                return first.size() + second.size();
+            }
+
+            private StateDigest.LiveKeys of(int i) {
+                return i < first.size() ? first : second;
+            }
+
+            private int at(int i) {
+                return i < first.size() ? i : i - first.size();
+            }
+
+            @Override
+            public byte[] key(int i) {
+                return of(i).key(at(i));
+            }
+
+            @Override
+            public long createRevision(int i) {
+                return of(i).createRevision(at(i));
+            }
+
+            @Override
+            public long modRevision(int i) {
+                return of(i).modRevision(at(i));
+            }
+
+            @Override
+            public long version(int i) {
+                return of(i).version(at(i));
+            }
+
+            @Override
+            public long lease(int i) {
+                return of(i).lease(at(i));
+            }
+
+            @Override
+            public long valueOffset(int i) {
+                return of(i).valueOffset(at(i));
+            }
+
+            @Override
+            public int valueLength(int i) {
+                return of(i).valueLength(at(i));
+            }
+        };
+    }
+
+    /** The live keys in {@code live} (slots), with their facts. */
+    private StateDigest.LiveKeys live(int[] live) {
         return new StateDigest.LiveKeys() {
             @Override
             public int size() {

@@ -1,4 +1,4 @@
-package dev.walkit.verify;
+package dev.walkit.format.replay;
 
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.ReadResult;
@@ -6,7 +6,6 @@ import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordView;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalReader;
-import dev.walkit.format.replay.CleanReplay;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,18 +14,18 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The semantic level's fast path, for a v2 log with nothing to report ({@link CleanReplay}): on both
- * cores for a large file. A second thread, over its own handle, reads the second half from the first
- * transaction that starts past the middle, keeping each key's first record there; this thread reads
- * up to that boundary; the halves are then joined as one replay would see them. At the first thing a
- * finding would be made of, on either side, both stop and the caller replays the whole log with
- * {@link dev.walkit.format.replay.Replayer}, which makes the findings: the report is the same either way.
+ * The light replay ({@link CleanReplay}) of a whole v2 log, on both cores for a large file: the fast
+ * path of walverify's semantic level and of walrecover's read-back. A second thread, over its own
+ * handle, reads the second half from the first transaction that starts past the middle, keeping each
+ * key's first record there; this thread reads up to that boundary; the halves are then joined as one
+ * replay would see them. When the second half cannot judge alone (a snapshot prefix that reaches past
+ * the middle) or the halves do not meet, this thread reads on to the end by itself. At the first thing
+ * a finding would be made of, on either side, both stop and the caller replays the whole log with
+ * {@link Replayer}, which makes the findings: the report is the same either way.
  */
-final class CleanScan {
-    /** What a clean log tells the report. */
-    record Result(long records, long firstRevision, long lastRevision, long maxRevision, long transactions,
-                  long compactRevision, long liveKeys, long tombstones) {
-    }
+public final class CleanScan {
+    /** Below this, one thread: the second handle and thread cost more than they save. */
+    public static final long MIN_SPLIT = 64L << 20;
 
     /** The second half: the offset it starts at (the end of the file if none) and its replay. */
     private record Half(long start, CleanReplay replay) {
@@ -35,17 +34,22 @@ final class CleanScan {
     private CleanScan() {
     }
 
-    /** The clean log's facts, or null when the fast path ended ({@code why} then says why, for tests). */
-    static Result scan(WalFile file, ReaderOptions ro, long minSplit, StringBuilder why) throws IOException {
+    /**
+     * Replays {@code file} with {@code whole} (a {@link CleanReplay#whole()} or {@link CleanReplay#forDigest()};
+     * later parts are made by {@link CleanReplay#newPart()}), in two halves when the file has {@code minSplit}
+     * bytes or more. Returns {@code whole} holding the state of the whole log, or with its
+     * {@link CleanReplay#irregularity()} set when the light replay does not take the log.
+     */
+    public static CleanReplay scan(WalFile file, ReaderOptions ro, CleanReplay whole, long minSplit) throws IOException {
         boolean split = file.size() >= minSplit && Runtime.getRuntime().availableProcessors() >= 2;
         long middle = split ? file.size() / 2 : Long.MAX_VALUE;
         AtomicBoolean stop = new AtomicBoolean();
-        CompletableFuture<Half> second = !split ? null : CompletableFuture.supplyAsync(() -> secondHalf(file, ro, middle, stop), runnable -> {
-            Thread t = new Thread(runnable, "walverify-clean-second-half");
+        CompletableFuture<Half> second = !split ? null : CompletableFuture.supplyAsync(() -> secondHalf(file, ro, whole.newPart(), middle, stop), runnable -> {
+            Thread t = new Thread(runnable, "clean-replay-second-half");
             t.setDaemon(true);
             t.start();
         });
-        CleanReplay c = CleanReplay.whole();
+        CleanReplay c = whole;
         WalReader reader = new WalReader(file, ro);
         long boundary = -1;
         for (ReadResult x; (x = reader.next()) != null; ) {
@@ -71,18 +75,26 @@ final class CleanScan {
             ok = c.end(); // read to the end alone: the second half is not needed
         } else {
             Half h = join(second);
-            ok = h.start() == boundary ? c.join(h.replay()) && c.end() : fail(c, "the halves do not meet at " + boundary);
+            CleanReplay later = h.replay();
+            if (h.start() == boundary && later.irregularity() == null) {
+                ok = c.join(later) && c.end();
+            } else if (h.start() != boundary || later.endedAsAPart()) {
+                // The halves do not meet, or the second could not judge alone (a snapshot prefix past the
+                // middle): this thread reads on to the end by itself.
+                for (ReadResult x; (x = reader.next()) != null; ) {
+                    if (!(x instanceof RecordView v ? c.accept(v) : c.damage(((DamageSpan) x).offset()))) break;
+                }
+                ok = c.end();
+            } else {
+                ok = fail(c, later.irregularity());
+            }
         }
         if (second != null && !second.isDone()) {
             stop.set(true);
             join(second);
         }
-        if (!ok) {
-            why.append(c.irregularity());
-            return null;
-        }
-        return new Result(c.records(), c.firstRecordRevision(), c.lastRecordRevision(), c.maxRecordRevision(), c.transactions(),
-                c.compactRevision(), c.liveCount(), c.tombstoneCount());
+        if (!ok && c.irregularity() == null) c.abandon("not taken");
+        return c;
     }
 
     private static boolean fail(CleanReplay c, String why) {
@@ -102,11 +114,10 @@ final class CleanScan {
         }
     }
 
-    private static Half secondHalf(WalFile first, ReaderOptions ro, long middle, AtomicBoolean stop) {
+    private static Half secondHalf(WalFile first, ReaderOptions ro, CleanReplay p, long middle, AtomicBoolean stop) {
         try (WalFile file = WalFile.open(first.path(), ro.maxRecLen())) {
             WalReader reader = new WalReader(file, ro);
             reader.resyncFrom(middle);
-            CleanReplay p = CleanReplay.part();
             long start = -1;
             for (ReadResult x; (x = reader.next()) != null; ) {
                 if (!(x instanceof RecordView v)) {
@@ -124,7 +135,7 @@ final class CleanScan {
                     break;
                 }
             }
-            if (p.irregularity() != null) stop.set(true);
+            if (p.irregularity() != null && !p.endedAsAPart()) stop.set(true);
             return new Half(start < 0 ? file.size() : start, p);
         } catch (IOException e) {
             stop.set(true);
