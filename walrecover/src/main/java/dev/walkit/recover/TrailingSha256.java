@@ -21,6 +21,7 @@ import java.util.concurrent.locks.LockSupport;
 final class TrailingSha256 {
     private final AtomicLong flushed = new AtomicLong();
     private volatile boolean closed;
+    private volatile boolean cancelled;
     private final CompletableFuture<String> result = new CompletableFuture<>();
     private final Thread reader;
 
@@ -53,6 +54,7 @@ final class TrailingSha256 {
 
     /** The file is abandoned: the reader stops. */
     void cancel() {
+        cancelled = true;
         closed = true;
         LockSupport.unpark(reader);
     }
@@ -62,7 +64,7 @@ final class TrailingSha256 {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[1 << 20];
             long pos = 0;
-            for (;;) {
+            while (!cancelled) {
                 long available = flushed.get();
                 if (pos < available) {
                     int n = in.read(buf, 0, (int) Math.min(buf.length, available - pos));
@@ -75,7 +77,11 @@ final class TrailingSha256 {
                     LockSupport.parkNanos(1_000_000);
                 }
             }
-            result.complete(HexFormat.of().formatHex(md.digest()));
+            if (cancelled) {
+                result.completeExceptionally(new IllegalStateException("abandoned"));
+            } else {
+                result.complete(HexFormat.of().formatHex(md.digest()));
+            }
         } catch (IOException e) {
             result.completeExceptionally(new UncheckedIOException(new IOException(file + ": read back failed: " + e.getMessage(), e)));
         } catch (NoSuchAlgorithmException | RuntimeException e) {

@@ -1,0 +1,50 @@
+package dev.walkit.recover;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** The hash read behind a writer is the hash of the whole file, however the writes are cut. */
+class TrailingSha256Test {
+    @TempDir
+    Path dir;
+
+    @Test
+    void hashesTheFileAsItGrows() throws Exception {
+        Path f = dir.resolve("out");
+        byte[] all = new byte[5 << 20];
+        new Random(7).nextBytes(all);
+        long size = 0;
+        try (OutputStream out = Files.newOutputStream(f)) {
+            TrailingSha256 hash = new TrailingSha256(f);
+            Random r = new Random(8);
+            while (size < all.length) {
+                int n = (int) Math.min(all.length - size, 1 + r.nextInt(700_000));
+                out.write(all, (int) size, n);
+                out.flush();
+                size += n;
+                hash.flushed(size);
+            }
+            assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(all)), hash.finish(size));
+        }
+    }
+
+    @Test
+    void anAbandonedFileIsNotHashed() throws Exception {
+        Path f = Files.write(dir.resolve("out"), new byte[1 << 20]);
+        TrailingSha256 hash = new TrailingSha256(f);
+        hash.flushed(1 << 20);
+        hash.cancel();
+        assertThrows(IOException.class, () -> hash.finish(1 << 20));
+    }
+}
