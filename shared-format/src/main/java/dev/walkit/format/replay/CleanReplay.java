@@ -7,7 +7,8 @@ import dev.walkit.format.RecordView;
 import java.nio.ByteBuffer;
 
 /**
- * Replay of a log that has nothing to report: the fast path of semantic verification. It applies the
+ * Replay of a log that has nothing to report: the fast path of walverify's semantic level and of
+ * walrecover's read-back of its own output ({@link #forDigest()}), run by {@link CleanScan}. It applies the
  * rules of {@link Replayer} (docs/format.md §5, §6) to records as they are read, with no allocation
  * per record ({@link KeyTable}), and stops at the first thing {@link Replayer} would report or drop:
  * damage, an incomplete transaction, a revision not above the last, a create_revision/version or
