@@ -1,12 +1,13 @@
 package dev.walkit.migrate;
 
+import dev.walkit.format.Background;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The etcd client, built and connected on a thread of its own while the source is opened: gRPC's and
@@ -17,21 +18,24 @@ import java.util.concurrent.ExecutionException;
 final class EarlyClient implements AutoCloseable {
     private static final ByteSequence PROBE = ByteSequence.from(new byte[] {0});
 
-    private final CompletableFuture<Client> client = new CompletableFuture<>();
+    private final CompletableFuture<Client> client;
     private boolean closed;
 
     private EarlyClient(MigrateOptions o) {
-        Thread t = new Thread(() -> {
+        client = Background.start("walmigrate-connect", () -> {
+            Client c;
             try {
-                Client c = EtcdClients.build(o);
-                client.complete(c);
-                c.getKVClient().get(PROBE, GetOption.builder().withCountOnly(true).withSerializable(true).build());
-            } catch (Throwable e) {
-                client.completeExceptionally(e);
+                c = EtcdClients.build(o);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        }, "walmigrate-connect");
-        t.setDaemon(true);
-        t.start();
+            try {
+                c.getKVClient().get(PROBE, GetOption.builder().withCountOnly(true).withSerializable(true).build());
+            } catch (RuntimeException e) {
+                // the warm-up's outcome does not matter: the batches report what fails
+            }
+            return c;
+        });
     }
 
     /** Starts building and connecting the client for {@code o}'s endpoints. */
@@ -41,18 +45,7 @@ final class EarlyClient implements AutoCloseable {
 
     /** The client, once built; the builder's own exception if it could not be built. */
     Client get() throws IOException {
-        try {
-            return client.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while connecting", e);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof IOException io) throw io;
-            if (c instanceof RuntimeException re) throw re;
-            if (c instanceof Error err) throw err;
-            throw new IOException(c);
-        }
+        return Background.join(client, "the etcd client");
     }
 
     /** Closes the client (once; later calls do nothing). */

@@ -1,6 +1,7 @@
 package dev.walkit.recover;
 
 import dev.walkit.cli.Timing;
+import dev.walkit.format.Background;
 import dev.walkit.format.CrcRange;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
@@ -40,7 +41,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The engine behind {@code walrecover}: one streaming replay of the input under a §9 policy that
@@ -134,26 +134,27 @@ public final class Recovery {
                 // The fsync waits on the disk: it runs while this thread computes the planned digest and
                 // reads the output back (from the page cache). Nothing is published before it returns.
                 Path synced = temp;
-                CompletableFuture<Void> fsync = CompletableFuture.runAsync(() -> {
+                CompletableFuture<Path> fsync = Background.start("walrecover-fsync", () -> {
                     try {
                         AtomicOutput.fsync(synced);
+                        return synced;
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
-                }, thread("walrecover-fsync"));
+                });
                 // The planned digest (values read back from the input) on a thread of its own, while this
                 // one replays the output: they read different files and meet at the comparison.
-                CompletableFuture<String> planned = CompletableFuture.supplyAsync(() -> StateDigest.of(s.keys(), s.revision(), in::readThrough),
-                        thread("walrecover-planned-digest"));
+                CompletableFuture<String> planned = Background.start("walrecover-planned-digest",
+                        () -> StateDigest.of(s.keys(), s.revision(), in::readThrough));
                 String outputDigest = outputDigest(temp);
                 Timing.mark("verify");
-                r.stateDigest = join(planned, "the planned state digest");
+                r.stateDigest = Background.join(planned, "the planned state digest");
                 Timing.mark("planned digest");
                 if (!outputDigest.equals(r.stateDigest)) {
                     throw new IOException("the recovery WAL did not verify (nothing was published): state digest " + outputDigest
                             + " differs from the planned " + r.stateDigest);
                 }
-                join(fsync, "fsync");
+                Background.join(fsync, "fsync");
                 Timing.mark("fsync done");
                 AtomicOutput.writeString(outDir, LEASES_FILE, leasesJson(r.leases));
                 Timing.mark("leases written");
@@ -386,28 +387,6 @@ public final class Recovery {
                 out.close();
             }
         }
-    }
-
-    /** The result of a task run on another thread; its I/O failure as this thread's. */
-    private static <T> T join(CompletableFuture<T> f, String what) throws IOException {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while waiting for " + what, e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UncheckedIOException u) throw u.getCause();
-            throw new IOException(what + " failed: " + e.getCause(), e.getCause());
-        }
-    }
-
-    /** Runs each task on a new daemon thread of that name. */
-    private static java.util.concurrent.Executor thread(String name) {
-        return runnable -> {
-            Thread t = new Thread(runnable, name);
-            t.setDaemon(true);
-            t.start();
-        };
     }
 
     /** Writes the snapshot form of the state; returns the file's SHA-256. */

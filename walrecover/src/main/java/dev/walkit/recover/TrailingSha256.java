@@ -1,5 +1,7 @@
 package dev.walkit.recover;
 
+import dev.walkit.format.Background;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -9,7 +11,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -22,13 +24,10 @@ final class TrailingSha256 {
     private final AtomicLong flushed = new AtomicLong();
     private volatile boolean closed;
     private volatile boolean cancelled;
-    private final CompletableFuture<String> result = new CompletableFuture<>();
-    private final Thread reader;
+    private final CompletableFuture<String> result;
 
     TrailingSha256(Path file) {
-        reader = new Thread(() -> run(file), "walrecover-sha256");
-        reader.setDaemon(true);
-        reader.start();
+        result = Background.start("walrecover-sha256", () -> run(file));
     }
 
     /** The writer has written the file up to {@code size} bytes. */
@@ -40,26 +39,16 @@ final class TrailingSha256 {
     String finish(long size) throws IOException {
         flushed.set(size);
         closed = true;
-        LockSupport.unpark(reader);
-        try {
-            return result.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while hashing the output", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UncheckedIOException u) throw u.getCause();
-            throw new IOException("hashing the output failed: " + e.getCause(), e.getCause());
-        }
+        return Background.join(result, "the output's SHA-256");
     }
 
     /** The file is abandoned: the reader stops. */
     void cancel() {
         cancelled = true;
         closed = true;
-        LockSupport.unpark(reader);
     }
 
-    private void run(Path file) {
+    private String run(Path file) {
         try (InputStream in = Files.newInputStream(file)) {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[1 << 20];
@@ -77,15 +66,12 @@ final class TrailingSha256 {
                     LockSupport.parkNanos(1_000_000);
                 }
             }
-            if (cancelled) {
-                result.completeExceptionally(new IllegalStateException("abandoned"));
-            } else {
-                result.complete(HexFormat.of().formatHex(md.digest()));
-            }
+            if (cancelled) throw new CancellationException("the output was abandoned");
+            return HexFormat.of().formatHex(md.digest());
         } catch (IOException e) {
-            result.completeExceptionally(new UncheckedIOException(new IOException(file + ": read back failed: " + e.getMessage(), e)));
-        } catch (NoSuchAlgorithmException | RuntimeException e) {
-            result.completeExceptionally(e);
+            throw new UncheckedIOException(new IOException(file + ": read back failed: " + e.getMessage(), e));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 }

@@ -3,7 +3,6 @@ package dev.walkit.recover;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,6 +44,6 @@ class TrailingSha256Test {
         TrailingSha256 hash = new TrailingSha256(f);
         hash.flushed(1 << 20);
         hash.cancel();
-        assertThrows(IOException.class, () -> hash.finish(1 << 20));
+        assertThrows(java.util.concurrent.CancellationException.class, () -> hash.finish(1 << 20));
     }
 }

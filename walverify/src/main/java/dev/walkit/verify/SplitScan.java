@@ -1,5 +1,6 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.Background;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.ReadResult;
@@ -13,7 +14,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The frame and decode levels on both cores: a second thread, over its own handle, reads the second
@@ -60,11 +60,8 @@ final class SplitScan {
         boolean split = file.size() >= minSplit && Runtime.getRuntime().availableProcessors() >= 2;
         long middle = split ? file.size() / 2 : Long.MAX_VALUE;
         CompletableFuture<Long> secondStart = new CompletableFuture<>();
-        CompletableFuture<Half> second = !split ? null : CompletableFuture.supplyAsync(() -> secondHalf(file, ro, middle, secondStart), runnable -> {
-            Thread t = new Thread(runnable, "walverify-second-half");
-            t.setDaemon(true);
-            t.start();
-        });
+        CompletableFuture<Half> second = !split ? null
+                : Background.start("walverify-second-half", () -> secondHalf(file, ro, middle, secondStart));
         WalReader reader = new WalReader(file, ro);
         // Damage across the middle: the second thread's resync from the middle answers this one's.
         if (split) reader.resyncHorizon(middle, secondStart);
@@ -86,7 +83,7 @@ final class SplitScan {
                 break;
             }
         }
-        Half h = boundary < 0 || rangeBug || ro.acceptCrc() != null ? null : join(second);
+        Half h = boundary < 0 || rangeBug || ro.acceptCrc() != null ? null : Background.join(second, "the second half");
         if (h != null && h.start() == boundary) {
             b.flush();
             for (Object e : h.events()) {
@@ -102,18 +99,6 @@ final class SplitScan {
         }
         b.flush();
         return second == null ? Outcome.ONE_THREAD : Outcome.READ_ON;
-    }
-
-    private static Half join(CompletableFuture<Half> f) throws IOException {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UncheckedIOException u) throw u.getCause();
-            throw new IllegalStateException(e.getCause());
-        }
     }
 
     private static Half secondHalf(WalFile first, ReaderOptions ro, long middle, CompletableFuture<Long> started) {

@@ -1,5 +1,6 @@
 package dev.walkit.format.replay;
 
+import dev.walkit.format.Background;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
@@ -10,7 +11,6 @@ import dev.walkit.format.WalReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -44,11 +44,8 @@ public final class CleanScan {
         boolean split = file.size() >= minSplit && Runtime.getRuntime().availableProcessors() >= 2;
         long middle = split ? file.size() / 2 : Long.MAX_VALUE;
         AtomicBoolean stop = new AtomicBoolean();
-        CompletableFuture<Half> second = !split ? null : CompletableFuture.supplyAsync(() -> secondHalf(file, ro, whole.newPart(), middle, stop), runnable -> {
-            Thread t = new Thread(runnable, "clean-replay-second-half");
-            t.setDaemon(true);
-            t.start();
-        });
+        CompletableFuture<Half> second = !split ? null
+                : Background.start("clean-replay-second-half", () -> secondHalf(file, ro, whole.newPart(), middle, stop));
         CleanReplay c = whole;
         WalReader reader = new WalReader(file, ro);
         long boundary = -1;
@@ -74,7 +71,7 @@ public final class CleanScan {
         } else if (boundary < 0) {
             ok = c.end(); // read to the end alone: the second half is not needed
         } else {
-            Half h = join(second);
+            Half h = Background.join(second, "the second half");
             CleanReplay later = h.replay();
             if (h.start() == boundary && later.irregularity() == null) {
                 ok = c.join(later) && c.end();
@@ -91,7 +88,7 @@ public final class CleanScan {
         }
         if (second != null && !second.isDone()) {
             stop.set(true);
-            join(second);
+            Background.join(second, "the second half");
         }
         if (!ok && c.irregularity() == null) c.abandon("not taken");
         return c;
@@ -100,18 +97,6 @@ public final class CleanScan {
     private static boolean fail(CleanReplay c, String why) {
         c.abandon(why);
         return false;
-    }
-
-    private static Half join(CompletableFuture<Half> f) throws IOException {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UncheckedIOException u) throw u.getCause();
-            throw new IllegalStateException(e.getCause());
-        }
     }
 
     private static Half secondHalf(WalFile first, ReaderOptions ro, CleanReplay p, long middle, AtomicBoolean stop) {
