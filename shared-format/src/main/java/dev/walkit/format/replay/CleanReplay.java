@@ -261,7 +261,10 @@ public final class CleanReplay {
     /** The {@link StateDigest} of the state replayed ({@link #forDigest()} only), values read back through {@code values}. */
     public String digest(Replayer.Values values) {
         if (!keepsValues) throw new IllegalStateException("not a replay for a digest");
-        return StateDigest.of(joinedWith == null ? keys.live() : KeyTable.liveAfter(keys, joinedWith.keys), revision, values);
+        StateDigest.Builder digest = new StateDigest.Builder();
+        if (joinedWith == null) keys.addLive(digest);
+        else keys.addLiveFollowedBy(joinedWith.keys, digest);
+        return digest.digest(revision, values);
     }
 
     /** Whether the state is that of two parts joined ({@link #join}). */

@@ -227,124 +227,28 @@ final class KeyTable {
         values[b + 3] = valueLength;
     }
 
-    /** Live keys, in slot order, with their facts (keepsValues only). */
-    StateDigest.LiveKeys live() {
-        int[] live = new int[liveCount];
-        int n = 0;
-        for (int s = 0; s < capacity(); s++) {
-            if (used(s) && live(s)) live[n++] = s;
-        }
-        return live(live);
+    /** Adds the live keys, with their facts, to {@code digest} (keepsValues only). */
+    void addLive(StateDigest.Builder digest) {
+        addLive(digest, null);
     }
 
     /**
-     * Live keys after the part in {@code later} followed the part in {@code earlier} (keepsValues only): a
-     * key {@code later} holds is as {@code later} left it; the others as {@code earlier} left them.
+     * Adds to {@code digest} the live keys after the part in {@code later} followed the part in this table
+     * (keepsValues only): a key {@code later} holds as {@code later} left it, the others as this table did.
      */
-    static StateDigest.LiveKeys liveAfter(KeyTable earlier, KeyTable later) {
-        int[] a = new int[earlier.liveCount];
-        int na = 0;
-        for (int s = 0; s < earlier.capacity(); s++) {
-            if (earlier.used(s) && earlier.live(s) && later.lookup(earlier, s) < 0) a[na++] = s;
-        }
-        StateDigest.LiveKeys first = earlier.live(Arrays.copyOf(a, na));
-        StateDigest.LiveKeys second = later.live();
-        return new StateDigest.LiveKeys() {
-            @Override
-            public int size() {
-                return first.size() + second.size();
-            }
-
-            private StateDigest.LiveKeys of(int i) {
-                return i < first.size() ? first : second;
-            }
-
-            private int at(int i) {
-                return i < first.size() ? i : i - first.size();
-            }
-
-            @Override
-            public byte[] key(int i) {
-                return of(i).key(at(i));
-            }
-
-            @Override
-            public long createRevision(int i) {
-                return of(i).createRevision(at(i));
-            }
-
-            @Override
-            public long modRevision(int i) {
-                return of(i).modRevision(at(i));
-            }
-
-            @Override
-            public long version(int i) {
-                return of(i).version(at(i));
-            }
-
-            @Override
-            public long lease(int i) {
-                return of(i).lease(at(i));
-            }
-
-            @Override
-            public long valueOffset(int i) {
-                return of(i).valueOffset(at(i));
-            }
-
-            @Override
-            public int valueLength(int i) {
-                return of(i).valueLength(at(i));
-            }
-        };
+    void addLiveFollowedBy(KeyTable later, StateDigest.Builder digest) {
+        addLive(digest, later);
+        later.addLive(digest, null);
     }
 
-    /** The live keys in {@code live} (slots), with their facts. */
-    private StateDigest.LiveKeys live(int[] live) {
-        return new StateDigest.LiveKeys() {
-            @Override
-            public int size() {
-                return live.length;
-            }
-
-            @Override
-            public byte[] key(int i) {
-                int slot = live[i];
-                int at = (int) slots[slot * STRIDE + 1];
-                return Arrays.copyOfRange(arena, at, at + (int) (slots[slot * STRIDE] >>> 32));
-            }
-
-            @Override
-            public long createRevision(int i) {
-                return KeyTable.this.createRevision(live[i]);
-            }
-
-            @Override
-            public long modRevision(int i) {
-                return values[live[i] * 4];
-            }
-
-            @Override
-            public long version(int i) {
-                return KeyTable.this.version(live[i]);
-            }
-
-            @Override
-            public long lease(int i) {
-                return values[live[i] * 4 + 1];
-            }
-
-            @Override
-            public long valueOffset(int i) {
-                return values[live[i] * 4 + 2];
-            }
-
-            @Override
-            public int valueLength(int i) {
-                return (int) values[live[i] * 4 + 3];
-            }
-        };
+    /** Adds this table's live keys that {@code except} (when not null) does not hold. */
+    private void addLive(StateDigest.Builder digest, KeyTable except) {
+        for (int s = 0; s < capacity(); s++) {
+            if (!used(s) || !live(s) || (except != null && except.lookup(this, s) >= 0)) continue;
+            int at = (int) slots[s * STRIDE + 1];
+            byte[] key = Arrays.copyOfRange(arena, at, at + (int) (slots[s * STRIDE] >>> 32));
+            digest.add(key, createRevision(s), values[s * 4], version(s), values[s * 4 + 1], values[s * 4 + 2], (int) values[s * 4 + 3]);
+        }
     }
 
     /** Keeps the key's first record in this part (tracksFirst only). */

@@ -5,7 +5,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.HexFormat;
-import java.util.List;
 
 /**
  * A SHA-256 digest of a replayed state, in no particular key order: each live key's entry (key length,
@@ -20,108 +19,77 @@ public final class StateDigest {
     private StateDigest() {
     }
 
-    /** Live keys, in any order, with their facts: what a digest is made of, from any replayed state. */
-    public interface LiveKeys {
-        int size();
-
-        byte[] key(int i);
-
-        long createRevision(int i);
-
-        long modRevision(int i);
-
-        long version(int i);
-
-        long lease(int i);
-
-        long valueOffset(int i);
-
-        int valueLength(int i);
-    }
-
     /** The digest of {@code keys} at {@code revision}. */
     public static String of(KeyIndex keys, long revision, Replayer.Values values) {
-        List<KeyState> live = new java.util.ArrayList<>(keys.liveCount());
+        Builder b = new Builder();
         keys.forEach(k -> {
-            if (k.live()) live.add(k);
+            if (k.live()) b.add(k.key(), k.createRevision(), k.modRevision(), k.version(), k.lease(), k.valueOffset(), k.valueLength());
         });
-        return of(new LiveKeys() {
-            @Override
-            public int size() {
-                return live.size();
-            }
-
-            @Override
-            public byte[] key(int i) {
-                return live.get(i).key();
-            }
-
-            @Override
-            public long createRevision(int i) {
-                return live.get(i).createRevision();
-            }
-
-            @Override
-            public long modRevision(int i) {
-                return live.get(i).modRevision();
-            }
-
-            @Override
-            public long version(int i) {
-                return live.get(i).version();
-            }
-
-            @Override
-            public long lease(int i) {
-                return live.get(i).lease();
-            }
-
-            @Override
-            public long valueOffset(int i) {
-                return live.get(i).valueOffset();
-            }
-
-            @Override
-            public int valueLength(int i) {
-                return live.get(i).valueLength();
-            }
-        }, revision, values);
+        return b.digest(revision, values);
     }
 
-    /** The digest of {@code live} at {@code revision}. */
-    public static String of(LiveKeys live, long revision, Replayer.Values values) {
-        int n = live.size();
-        // (offset, index) packed for a primitive sort: offsets below 2^39 (512 GiB), keys below 2^24.
-        boolean packable = n < (1 << 24);
-        long[] byOffset = new long[n];
-        for (int i = 0; i < n; i++) {
-            long off = live.valueOffset(i);
-            packable &= off < (1L << 39);
-            byOffset[i] = (off << 24) | i;
+    /** Collects the live keys of a state, in any order, with their facts; then makes the digest. */
+    public static final class Builder {
+        private static final int FACTS = 6;
+        private byte[][] keys = new byte[1024][];
+        /** Per key: create_revision, mod_revision, version, lease, value offset, value length. */
+        private long[] facts = new long[1024 * FACTS];
+        private int n;
+
+        /** One live key. */
+        public void add(byte[] key, long createRevision, long modRevision, long version, long lease, long valueOffset, int valueLength) {
+            if (n == keys.length) {
+                keys = Arrays.copyOf(keys, 2 * n);
+                facts = Arrays.copyOf(facts, 2 * n * FACTS);
+            }
+            keys[n] = key;
+            int f = n * FACTS;
+            facts[f] = createRevision;
+            facts[f + 1] = modRevision;
+            facts[f + 2] = version;
+            facts[f + 3] = lease;
+            facts[f + 4] = valueOffset;
+            facts[f + 5] = valueLength;
+            n++;
         }
-        if (packable) {
-            Arrays.sort(byOffset);
-        } else {
-            for (int i = 0; i < n; i++) byOffset[i] = i;
+
+        /** The digest of the keys added, at {@code revision}; values read through {@code values} in file-offset order. */
+        public String digest(long revision, Replayer.Values values) {
+            MessageDigest md = sha256();
+            ByteBuffer nums = ByteBuffer.allocate(8 * FACTS);
+            long[] sum = new long[4];
+            for (int i : byValueOffset()) {
+                int f = i * FACTS;
+                nums.clear();
+                nums.putLong(keys[i].length).putLong(facts[f]).putLong(facts[f + 1]).putLong(facts[f + 2]).putLong(facts[f + 3])
+                        .putLong(facts[f + 5]);
+                md.update(nums.array());
+                md.update(keys[i]);
+                md.update(values.read(facts[f + 4], (int) facts[f + 5]));
+                StateDigest.add(sum, md.digest());
+            }
+            ByteBuffer total = ByteBuffer.allocate(8 * 6);
+            for (int j = 3; j >= 0; j--) total.putLong(sum[j]);
+            total.putLong(n).putLong(revision);
+            return HexFormat.of().formatHex(md.digest(total.array()));
         }
-        MessageDigest md = sha256();
-        ByteBuffer nums = ByteBuffer.allocate(8 * 6);
-        long[] sum = new long[4];
-        for (long packed : byOffset) {
-            int i = (int) (packed & 0xFF_FFFF);
-            byte[] key = live.key(i);
-            nums.clear();
-            nums.putLong(key.length).putLong(live.createRevision(i)).putLong(live.modRevision(i)).putLong(live.version(i))
-                    .putLong(live.lease(i)).putLong(live.valueLength(i));
-            md.update(nums.array());
-            md.update(key);
-            md.update(values.read(live.valueOffset(i), live.valueLength(i)));
-            add(sum, md.digest());
+
+        /** Key indexes in value-offset order: values are read forward through the file. */
+        private int[] byValueOffset() {
+            int[] order = new int[n];
+            // (offset, index) packed for a primitive sort: offsets below 2^39 (512 GiB), keys below 2^24.
+            boolean packable = n < (1 << 24);
+            for (int i = 0; i < n && packable; i++) packable = facts[i * FACTS + 4] < (1L << 39);
+            if (!packable) {
+                for (int i = 0; i < n; i++) order[i] = i;
+                return order;
+            }
+            long[] packed = new long[n];
+            for (int i = 0; i < n; i++) packed[i] = (facts[i * FACTS + 4] << 24) | i;
+            Arrays.sort(packed);
+            for (int i = 0; i < n; i++) order[i] = (int) (packed[i] & 0xFF_FFFF);
+            return order;
         }
-        ByteBuffer total = ByteBuffer.allocate(8 * 6);
-        for (int j = 3; j >= 0; j--) total.putLong(sum[j]);
-        total.putLong(n).putLong(revision);
-        return HexFormat.of().formatHex(md.digest(total.array()));
     }
 
     /** {@code sum += hash} mod 2^256; {@code sum} in 64-bit limbs, least significant first; {@code hash} big-endian. */
