@@ -30,6 +30,12 @@ set +e; "$work/prefix/bin/walverify" "$work/junk" 2>"$work/err"; code=$?; set -e
 [ "$code" = 4 ] || fail "walverify on junk exited $code, not 4: $(cat "$work/err")"
 [ "$(wc -l < "$work/err")" = 1 ] || fail "walverify on junk: not one line on stderr: $(cat "$work/err")"
 
+# Huge pages for the heap only when the input is over 64 MiB (a sparse file will do: zeros are not a WAL).
+thp() { JAVA_OPTS=-XX:+PrintFlagsFinal "$work/prefix/bin/walverify" -q "$1" 2>/dev/null | awk '$2 == "UseTransparentHugePages" {print $4}'; }
+truncate -s 65M "$work/big.wal"
+[ "$(thp "$work/big.wal")" = true ] || fail "walverify on a 65 MiB input does not ask for huge pages"
+[ "$(thp "$work/junk")" = false ] || fail "walverify on a small input asks for huge pages"
+
 # walmigrate loads SQLite from lib/native, not by extracting it into a temp dir (here one that cannot exist):
 # SQLite itself answers that an empty file has no kine table.
 : > "$work/empty.db"
