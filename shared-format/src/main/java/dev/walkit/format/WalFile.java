@@ -61,6 +61,10 @@ public final class WalFile implements Closeable {
         if (Files.isDirectory(path)) {
             throw new IOException(path + ": is a directory, not a WAL file");
         }
+        if (Files.exists(path) && !Files.isRegularFile(path)) {
+            // Opening a FIFO would wait for a writer; a device is not a log.
+            throw new IOException(path + ": not a regular file (a FIFO, socket or device): give the WAL file itself, or a data directory");
+        }
         FileChannel ch;
         try {
             ch = FileChannel.open(path, StandardOpenOption.READ);

@@ -77,7 +77,7 @@ public final class WalDoctor implements Callable<Integer> {
         try (LogIndex x = load(path, err, progress)) {
             return action.run(x);
         } catch (IOException | UncheckedIOException e) {
-            err.println("waldoctor: " + e.getMessage());
+            err.println("waldoctor: " + dev.walkit.cli.IoErrors.describe(e));
             return ExitCode.UNREADABLE.code();
         }
     }

@@ -71,7 +71,9 @@ public final class KineSource implements KeySource {
 
     /** As {@link #open(Path)}; {@code ordered = false} streams the keys in kine's order (faster, for migration). */
     public static KineSource open(Path stateDb, boolean ordered) throws IOException {
-        if (!Files.isRegularFile(stateDb)) throw new IOException(stateDb + ": no such SQLite file");
+        if (!Files.isRegularFile(stateDb)) {
+            throw new IOException(stateDb + (Files.exists(stateDb) ? ": not a regular file (a FIFO, socket, device or directory)" : ": no such SQLite file"));
+        }
         Path dir = Files.createTempDirectory("walmigrate-kine-");
         try {
             Path copy = dir.resolve("state.db");

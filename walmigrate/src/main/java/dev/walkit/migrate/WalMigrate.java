@@ -129,7 +129,7 @@ public final class WalMigrate implements Callable<Integer> {
 
     /** One line on stderr; an unreadable source is exit 4, anything else (the target) exit 5. */
     static int failed(PrintWriter err, Exception e) {
-        err.println("walmigrate: " + e.getMessage());
+        err.println("walmigrate: " + (e instanceof IOException ? dev.walkit.cli.IoErrors.describe(e) : e.getMessage()));
         return (e instanceof IOException ? ExitCode.UNREADABLE : ExitCode.FAILED).code();
     }
 

@@ -174,6 +174,9 @@ public final class Recovery {
     }
 
     private static void checkTarget(Path input, Path outDir, Path target, boolean force) throws Refused, IOException {
+        if (Files.exists(outDir) && !Files.isDirectory(outDir)) {
+            throw new Refused(outDir + " exists and is not a directory: --out names the output data directory", true);
+        }
         Path inputDir = input.toAbsolutePath().normalize().getParent();
         boolean sameDir = Files.isDirectory(outDir) && inputDir != null && Files.isSameFile(inputDir, outDir);
         if (sameDir && !force) {

@@ -121,7 +121,7 @@ public final class WalRecover implements Callable<Integer> {
             err.println("walrecover: " + e.getMessage());
             return e.usage() ? ExitCode.USAGE.code() : ExitCode.DAMAGE.code();
         } catch (IOException | UncheckedIOException e) {
-            err.println("walrecover: " + e.getMessage());
+            err.println("walrecover: " + dev.walkit.cli.IoErrors.describe(e));
             return ExitCode.UNREADABLE.code();
         }
         switch (writeOut.format()) {
@@ -134,7 +134,7 @@ public final class WalRecover implements Callable<Integer> {
             try {
                 Files.writeString(report, json(r) + "\n", StandardCharsets.UTF_8);
             } catch (IOException e) {
-                err.println("walrecover: cannot write the report " + report + ": " + e.getMessage());
+                err.println("walrecover: cannot write the report: " + dev.walkit.cli.IoErrors.describe(e));
                 return ExitCode.UNREADABLE.code();
             }
         }

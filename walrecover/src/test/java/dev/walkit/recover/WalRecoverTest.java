@@ -274,6 +274,31 @@ class WalRecoverTest {
     }
 
     @Test
+    void anOutThatIsAFileIsAUsageErrorAndTheFileIsKept() throws Exception {
+        Path input = Files.write(dir.resolve("input.wal"), clean);
+        Path file = Files.writeString(dir.resolve("not-a-dir"), "keep me");
+        for (String force : new String[] {"--dry-run", "--force", "--policy=salvage"}) {
+            Run r = run(force, "--out", file.toString(), input.toString());
+            if (force.equals("--dry-run")) {
+                assertEquals(0, r.exit(), r.err()); // writes nothing, so --out is not looked at
+                continue;
+            }
+            assertEquals(2, r.exit(), r.err());
+            assertEquals("walrecover: " + file + " exists and is not a directory: --out names the output data directory\n", r.err());
+            assertEquals("keep me", Files.readString(file));
+        }
+    }
+
+    @Test
+    void anUnwritableOutSaysWhy() throws Exception {
+        Path input = Files.write(dir.resolve("input.wal"), clean);
+        Path file = Files.writeString(dir.resolve("plain"), "x");
+        Run r = run("--out", file.resolve("sub").toString(), input.toString());
+        assertEquals(4, r.exit(), r.err());
+        assertEquals("walrecover: " + file.resolve("sub") + ": Not a directory\n", r.err());
+    }
+
+    @Test
     void dryRunWritesNothingAndPreviewsTheLoss() throws Exception {
         int i = singleRecordTxnAtOrAfter(injector.recordCount() / 3);
         DamageInjector.Expected e = injector.apply(DamageInjector.Kind.CRC_MISMATCH, i, 1);

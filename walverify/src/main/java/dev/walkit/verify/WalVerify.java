@@ -118,7 +118,7 @@ public final class WalVerify implements Callable<Integer> {
             if (!quiet) err.println("walverify: " + e.getMessage());
             return ExitCode.UNREADABLE.code();
         } catch (IOException | java.io.UncheckedIOException e) {
-            if (!quiet) err.println("walverify: " + e.getMessage());
+            if (!quiet) err.println("walverify: " + dev.walkit.cli.IoErrors.describe(e));
             return ExitCode.UNREADABLE.code();
         }
         ExitCode code = exitCode(r);

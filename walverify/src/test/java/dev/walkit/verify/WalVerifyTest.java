@@ -166,6 +166,24 @@ class WalVerifyTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(value = 30, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void aFifoIsRefusedAtOnceNotWaitedOn() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Run r = run(fifo.toString());
+        assertEquals(4, r.exit(), r.err());
+        assertEquals("walverify: " + fifo + ": not a regular file (a FIFO, socket or device): give the WAL file itself, or a data directory\n", r.err());
+    }
+
+    @Test
+    void aMissingInputSaysSo() {
+        Path missing = dir.resolve("nope");
+        Run r = run(missing.toString());
+        assertEquals(4, r.exit());
+        assertEquals("walverify: " + missing + ": no such file or directory\n", r.err());
+    }
+
+    @Test
     void usageErrorsExitTwo() {
         assertEquals(2, run("--level", "deep", "x").exit());
         assertEquals(2, run().exit());

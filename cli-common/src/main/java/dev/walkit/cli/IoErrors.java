@@ -1,0 +1,42 @@
+package dev.walkit.cli;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+
+/**
+ * One line for an I/O failure, as an operator reads it: the file and why. {@code java.nio.file}'s
+ * exceptions often carry the file alone as their message ({@code NoSuchFileException: /data/wal}),
+ * which says nothing of what went wrong; their type says it.
+ */
+public final class IoErrors {
+    private IoErrors() {
+    }
+
+    public static String describe(Throwable t) {
+        Throwable e = t instanceof UncheckedIOException u && u.getCause() != null ? u.getCause() : t;
+        if (e instanceof FileSystemException f) {
+            String file = f.getFile() == null ? "" : f.getFile();
+            if (f.getOtherFile() != null) file += " -> " + f.getOtherFile();
+            String reason = f.getReason() != null ? f.getReason() : reasonOf(f);
+            if (file.isEmpty()) return reason;
+            return file + ": " + reason;
+        }
+        if (e.getMessage() != null && !e.getMessage().isBlank()) return e.getMessage();
+        return e instanceof IOException ? "I/O error (" + e.getClass().getSimpleName() + ")" : e.toString();
+    }
+
+    private static String reasonOf(FileSystemException f) {
+        if (f instanceof NoSuchFileException) return "no such file or directory";
+        if (f instanceof AccessDeniedException) return "permission denied";
+        if (f instanceof FileAlreadyExistsException) return "already exists";
+        if (f instanceof NotDirectoryException) return "not a directory";
+        if (f instanceof DirectoryNotEmptyException) return "directory not empty";
+        return "I/O error (" + f.getClass().getSimpleName() + ")";
+    }
+}
