@@ -21,10 +21,10 @@ import java.util.concurrent.Callable;
 
 /** {@code walmigrate}: kine/SQLite or a WAL into an etcd v3 endpoint with CAS transactions. */
 @Command(name = "walmigrate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Move a cluster's data from kine's SQLite state.db (or a WAL) into an etcd v3 endpoint without",
-                "overwriting anything: each batch is one transaction that writes only keys that do not exist.",
-                "Idempotent: run it again after a failure and it completes; keys present with another value are",
-                "conflicts, never overwritten (exit 1)."},
+        description = {"Move a cluster's data from kine's SQLite state.db (or a WAL) into an etcd v3 endpoint without "
+                + "overwriting anything: each batch is one transaction that writes only keys that do not exist.",
+                "Idempotent: run it again after a failure and it completes; keys present with another value are "
+                + "conflicts, never overwritten (exit 1)."},
         subcommands = {WalMigrate.Kine.class, WalMigrate.FromWal.class, WalMigrate.Verify.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class WalMigrate implements Callable<Integer> {
     @Spec

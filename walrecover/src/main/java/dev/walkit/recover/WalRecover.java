@@ -30,11 +30,11 @@ import java.util.concurrent.Callable;
 /** {@code walrecover}: rebuild state and lease metadata and emit a clean recovery WAL, atomically. */
 @Command(name = "walrecover", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
         subcommands = picocli.AutoComplete.GenerateCompletion.class,
-        description = {"Rebuild the state and lease metadata of a WAL (v1 or v2) and write a clean recovery WAL to DIR/wal,",
-                "with DIR/leases.json. The input is never modified; the output appears atomically, verified, or not at all.",
-                "Policies (docs/format.md §9): salvage (default) keeps every complete transaction that survived;",
-                "point-in-time keeps everything before the first damage; tolerate-tail drops only damage at the tail;",
-                "absolute refuses any damage. A refusal writes nothing (exit 3)."})
+        description = {"Rebuild the state and lease metadata of a WAL (v1 or v2) and write a clean recovery WAL to DIR/wal, "
+                + "with DIR/leases.json. The input is never modified; the output appears atomically, verified, or not at all.",
+                "Policies (docs/format.md §9): salvage (default) keeps every complete transaction that survived; "
+                + "point-in-time keeps everything before the first damage; tolerate-tail drops only damage at the tail; "
+                + "absolute refuses any damage. A refusal writes nothing (exit 3)."})
 public final class WalRecover implements Callable<Integer> {
     public static final String SCHEMA = "walkit.walrecover/v1";
 
