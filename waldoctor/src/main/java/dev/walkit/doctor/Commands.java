@@ -90,12 +90,41 @@ public final class Commands {
         add("quit", "quit", "leave the shell (also: exit, Ctrl-D)", Set.of(), Set.of(), false, (c, a, o) -> ShellCommand.Outcome.QUIT);
     }
 
+    /** The command a mistyped name most likely meant (a prefix either way, or one edit away), or null. */
+    static String nearest(String typed) {
+        String best = null;
+        for (String name : TABLE.keySet()) {
+            boolean close = name.startsWith(typed) || typed.startsWith(name) || edits(typed, name) <= 1 + name.length() / 6;
+            if (close && (best == null || edits(typed, name) < edits(typed, best))) best = name;
+        }
+        return typed.isEmpty() ? null : best;
+    }
+
+    /** Levenshtein distance. */
+    private static int edits(String a, String b) {
+        int[] row = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) row[j] = j;
+        for (int i = 1; i <= a.length(); i++) {
+            int diag = row[0];
+            row[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int up = row[j];
+                row[j] = Math.min(Math.min(row[j] + 1, row[j - 1] + 1), diag + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+                diag = up;
+            }
+        }
+        return row[b.length()];
+    }
+
     /** Runs one command line; prints errors as {@code error: …}. */
     public static ShellCommand.Outcome execute(ShellContext ctx, List<String> words, PrintWriter out) {
         if (words.isEmpty()) return ShellCommand.Outcome.OK;
         String name = words.get(0).equals("exit") ? "quit" : words.get(0);
         ShellCommand c = TABLE.get(name);
-        if (c == null) return error(out, "unknown command '" + words.get(0) + "' (try 'help')");
+        if (c == null) {
+            String near = nearest(name);
+            return error(out, "unknown command '" + words.get(0) + "'" + (near == null ? " (try 'help')" : ": did you mean '" + near + "'? (try 'help')"));
+        }
         Cmd cmd = (Cmd) c;
         Args a = Args.parse(words.subList(1, words.size()), cmd.valued(), cmd.switches());
         if (a.error() != null) return error(out, a.error() + "; usage: " + cmd.usage());
@@ -182,13 +211,18 @@ public final class Commands {
         List<KeyValue> events = ctx.index.events(key);
         if (events == null) return error(out, "key not found: " + key);
         KeyValue prev = null;
+        // Revisions padded to the widest, so that the operations and the prev_kv lines stay in columns.
+        int width = 1;
+        for (KeyValue kv : events) width = Math.max(width, Long.toString(kv.modRevision()).length());
+        String rev = "rev %-" + width + "d  ";
+        String indent = " ".repeat(4 + width + 2 + 9);
         for (KeyValue kv : events) {
             String prevText = prev == null ? "none" : "rev " + prev.modRevision() + " " + ValueView.summary(key, prev.value(), ctx.showSecrets);
             if (kv.isDelete()) {
-                out.printf("rev %d  DELETE   prev_kv: %s%n", kv.modRevision(), prevText);
+                out.printf(rev + "DELETE   prev_kv: %s%n", kv.modRevision(), prevText);
                 prev = null;
             } else {
-                out.printf("rev %d  PUT      version %d, create %d, lease %d: %s%n           prev_kv: %s%n", kv.modRevision(), kv.version(),
+                out.printf(rev + "PUT      version %d, create %d, lease %d: %s%n" + indent + "prev_kv: %s%n", kv.modRevision(), kv.version(),
                         kv.createRevision(), kv.lease(), ValueView.summary(key, kv.value(), ctx.showSecrets), prevText);
                 prev = kv;
             }

@@ -52,6 +52,29 @@ class ShellTest {
     }
 
     @Test
+    void aMistypedCommandGetsTheNearestOne() throws Exception {
+        String s = interactive("stat\nhistroy /x\nleaes\nbogus\nquit\n");
+        assertTrue(s.contains("error: unknown command 'stat': did you mean 'stats'? (try 'help')"), s);
+        assertTrue(s.contains("error: unknown command 'histroy': did you mean 'history'? (try 'help')"), s);
+        assertTrue(s.contains("error: unknown command 'leaes': did you mean 'leases'? (try 'help')"), s);
+        assertTrue(s.contains("error: unknown command 'bogus' (try 'help')"), s);
+    }
+
+    @Test
+    void historyKeepsItsColumnsAcrossRevisionWidths() throws Exception {
+        // cm-0 changes at revisions of two and three digits in this log.
+        StringWriter w = new StringWriter();
+        Commands.execute(new ShellContext(index, false), List.of("history", "/registry/configmaps/ns0/cm-0"), new PrintWriter(w));
+        List<String> lines = w.toString().lines().toList();
+        List<Integer> opColumns = lines.stream().filter(l -> l.startsWith("rev ")).map(l -> Math.max(l.indexOf("PUT"), l.indexOf("DELETE"))).distinct().toList();
+        assertEquals(1, opColumns.size(), w.toString());
+        List<Integer> prevColumns = lines.stream().filter(l -> l.contains("prev_kv:")).map(l -> l.indexOf("prev_kv:")).distinct().toList();
+        assertTrue(prevColumns.size() <= 2, w.toString()); // one for PUT (own line), one after DELETE
+        assertTrue(lines.stream().filter(l -> l.startsWith(" ")).allMatch(l -> l.indexOf("prev_kv:") == opColumns.get(0) + 9), w.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.matches("rev \\d{2} .*")) && lines.stream().anyMatch(l -> l.matches("rev \\d{3} .*")), w.toString());
+    }
+
+    @Test
     void endOfInputLeaves() throws Exception {
         String s = interactive("stats\n");
         assertTrue(s.contains("records 399 valid"), s);
