@@ -13,8 +13,8 @@ public enum ExitCode {
     USAGE(2, "usage error"),
     DAMAGE(3, "damage beyond the tail, or a rule of the format broken; walrecover: the policy refused"),
     UNREADABLE(4, "input unreadable or not a WAL"),
-    /** walmigrate: some keys could not be written (too large for any request, or the target kept failing). */
-    FAILED(5, "walmigrate: some keys could not be written (too large for a request, or the target kept failing)"),
+    /** walmigrate: some keys could not be written (too large for any request; the target refused, kept failing or did not answer). */
+    FAILED(5, "walmigrate: some keys could not be written (too large for a request; the target refused, kept failing or did not answer)"),
     SOFTWARE(70, "internal error (a bug: please report it with the command line)");
 
     private final int code;

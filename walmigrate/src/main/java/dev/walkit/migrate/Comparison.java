@@ -39,6 +39,7 @@ public final class Comparison {
         Comparison c = new Comparison();
         byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
         try (Client client = EtcdClients.build(o)) {
+            EtcdClients.checkReachable(client, o);
             Iterator<KeyValue> target = new TargetScan(client, prefix);
             SourceKey s = nextSource(source, prefix);
             KeyValue t = target.hasNext() ? target.next() : null;

@@ -1,9 +1,7 @@
 package dev.walkit.migrate;
 
 import dev.walkit.format.Background;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.options.GetOption;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,13 +10,13 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The etcd client, built and connected on a thread of its own while the source is opened: gRPC's and
  * Netty's start-up (classes loaded, channel connected) is most of a second that would otherwise
- * come before the first batch. The warm-up is a serializable count-only read of one key: nothing is
- * written to the target. Its outcome is ignored; the batches see and report any failure themselves.
+ * come before the first batch. It is handed out only once the target has answered a first read
+ * ({@link EtcdClients#checkReachable}: serializable, count-only, nothing written).
  */
 final class EarlyClient implements AutoCloseable {
-    private static final ByteSequence PROBE = ByteSequence.from(new byte[] {0});
-
     private final CompletableFuture<Client> client;
+    /** The client once built, reachable or not: closed by {@link #close()} either way. */
+    private volatile Client built;
     private boolean closed;
 
     private EarlyClient(MigrateOptions o) {
@@ -29,11 +27,8 @@ final class EarlyClient implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            try {
-                c.getKVClient().get(PROBE, GetOption.builder().withCountOnly(true).withSerializable(true).build());
-            } catch (RuntimeException e) {
-                // the warm-up's outcome does not matter: the batches report what fails
-            }
+            built = c;
+            EtcdClients.checkReachable(c, o);
             return c;
         });
     }
@@ -43,22 +38,26 @@ final class EarlyClient implements AutoCloseable {
         return new EarlyClient(o);
     }
 
-    /** The client, once built; the builder's own exception if it could not be built. */
+    /**
+     * The client, once the target has answered; the builder's own exception if it could not be built, or
+     * {@link EtcdClients.Unreachable} if the target did not answer.
+     */
     Client get() throws IOException {
         return Background.join(client, "the etcd client");
     }
 
-    /** Closes the client (once; later calls do nothing). */
+    /** Closes the client (once; later calls do nothing), waiting for it to be built if it is being built. */
     @Override
     public void close() {
         if (closed) return;
         closed = true;
-        Client c;
         try {
-            c = get();
+            get();
         } catch (IOException | RuntimeException e) {
-            return; // nothing was built: nothing to close
+            // built or not, reachable or not: close what there is
         }
+        Client c = built;
+        if (c == null) return;
         c.close();
         dev.walkit.cli.Timing.mark("client closed");
     }

@@ -3,6 +3,7 @@ package dev.walkit.migrate;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.options.GetOption;
 import io.grpc.netty.GrpcSslContexts;
 import io.netty.handler.ssl.SslContextBuilder;
 
@@ -10,10 +11,48 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Builds the jetcd client from the options: endpoints (fail over between them), TLS, user and password. */
 final class EtcdClients {
+    /** How long the target has to answer a first read before walmigrate gives up on it (as etcdctl's --dial-timeout). */
+    static final Duration REACH = Duration.ofSeconds(10);
+    private static final ByteSequence PROBE = ByteSequence.from(new byte[] {0});
+
+    /** The target did not answer: a migration cannot start (exit 5), rather than wait for it for ever. */
+    static final class Unreachable extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Unreachable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     private EtcdClients() {
+    }
+
+    /**
+     * Returns once the target answers a serializable count-only read of one key (nothing is written); throws
+     * {@link Unreachable} when it does not within {@link #REACH}. The client waits for a ready connection
+     * ({@code waitForReady}), so without this a stopped or unreachable etcd made every request wait.
+     */
+    static void checkReachable(Client c, MigrateOptions o) {
+        try {
+            c.getKVClient().get(PROBE, GetOption.builder().withCountOnly(true).withSerializable(true).build())
+                    .get(REACH.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unreachable("interrupted while connecting to etcd", e);
+        } catch (TimeoutException e) {
+            throw new Unreachable("cannot reach etcd at " + String.join(",", o.endpoints()) + ": no answer within " + REACH.toSeconds()
+                    + " s (is it running? are --endpoints and the TLS options right?)", e);
+        } catch (ExecutionException e) {
+            Throwable root = e;
+            while (root.getCause() != null) root = root.getCause();
+            throw new Unreachable("cannot use etcd at " + String.join(",", o.endpoints()) + ": " + root.getMessage(), e);
+        }
     }
 
     static Client build(MigrateOptions o) throws IOException {

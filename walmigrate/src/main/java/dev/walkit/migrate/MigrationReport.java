@@ -14,6 +14,8 @@ public final class MigrationReport {
     long batches;
     long retries;
     long leasesGranted;
+    /** Keys not written because the migration stopped (the target went silent). */
+    long unsent;
     final List<String> conflicts = Collections.synchronizedList(new ArrayList<>());
     long conflictCount;
     final List<String> tooLarge = Collections.synchronizedList(new ArrayList<>());
@@ -57,6 +59,10 @@ public final class MigrationReport {
 
     public List<String> errors() {
         return errors;
+    }
+
+    public long unsent() {
+        return unsent;
     }
 
     public long batches() {

@@ -12,6 +12,7 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
+import io.grpc.Status;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -35,13 +36,30 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Migrator {
     private static final int MAX_ATTEMPTS = 30;
+    /** With no answer from the target for this long, the migration stops (exit 5) rather than retry for ever. */
+    static final long SILENCE_SECONDS = 60;
 
     private final MigrateOptions o;
+    private final long silenceNanos;
+    /** When the target last answered a request (System.nanoTime). */
+    private final AtomicLong lastAnswer = new AtomicLong(System.nanoTime());
+    /** Why the migration stopped sending batches, or null while it goes on. */
+    private volatile String stopped;
+    /** Keys not written for any reason (stopped, refused, failed too often). */
+    private final AtomicLong unsentKeys = new AtomicLong();
+    private final AtomicLong stoppedKeys = new AtomicLong();
+    private final AtomicLong stoppedBatches = new AtomicLong();
     private final PrintWriter progress;
 
     public Migrator(MigrateOptions o, PrintWriter progress) {
+        this(o, progress, SILENCE_SECONDS);
+    }
+
+    /** As above, stopping after {@code silenceSeconds} without an answer from the target (and waiting no longer for one request). */
+    Migrator(MigrateOptions o, PrintWriter progress, long silenceSeconds) {
         this.o = o;
         this.progress = progress;
+        this.silenceNanos = TimeUnit.SECONDS.toNanos(silenceSeconds);
     }
 
     /** Migrates {@code source} into {@code target} (connected or connecting), which it closes when done. */
@@ -82,6 +100,11 @@ public final class Migrator {
         } finally {
             pool.shutdown();
             pool.awaitTermination(1, TimeUnit.HOURS);
+        }
+        r.unsent = unsentKeys.get();
+        if (stopped != null) {
+            r.errors.add("stopped: " + stopped + "; " + stoppedKeys.get() + " key(s) in " + stoppedBatches.get()
+                    + " batch(es) not written: run the same command again when etcd answers (keys already written are skipped)");
         }
         Timing.mark("all committed");
         r.leasesGranted = leases.granted();
@@ -131,7 +154,14 @@ public final class Migrator {
         List<SourceKey> todo = batch;
         long retried = 0;
         int attempts = 0;
+        long wait = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(silenceNanos));
         while (!todo.isEmpty()) {
+            if (stopped != null) {
+                unsentKeys.addAndGet(todo.size());
+                stoppedKeys.addAndGet(todo.size());
+                stoppedBatches.incrementAndGet();
+                break;
+            }
             List<GetResponse> got;
             try {
                 Cmp[] cmps = new Cmp[todo.size()];
@@ -140,21 +170,37 @@ public final class Migrator {
                     SourceKey k = todo.get(i);
                     ByteSequence key = wrap(k.key());
                     cmps[i] = new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
-                    long lease = leases.forSource(k.lease());
+                    long lease = leases.forSource(k.lease(), wait);
                     puts[i] = Op.put(key, wrap(k.value()), lease == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(lease).build());
                 }
                 // No Else branch: the request goes into etcd's raft log, so it carries only the puts;
                 // when the compare fails, a read-only transaction (not logged) says which keys exist.
-                TxnResponse resp = kv.txn().If(cmps).Then(puts).commit().get(60, TimeUnit.SECONDS);
+                TxnResponse resp = kv.txn().If(cmps).Then(puts).commit().get(wait, TimeUnit.SECONDS);
+                lastAnswer.set(System.nanoTime());
                 if (resp.isSucceeded()) {
                     r.add(todo.size(), 0, retried);
                     return;
                 }
                 Op[] gets = new Op[todo.size()];
                 for (int i = 0; i < todo.size(); i++) gets[i] = Op.get(ByteSequence.from(todo.get(i).key()), GetOption.DEFAULT);
-                got = kv.txn().Then(gets).commit().get(60, TimeUnit.SECONDS).getGetResponses();
+                got = kv.txn().Then(gets).commit().get(wait, TimeUnit.SECONDS).getGetResponses();
+                lastAnswer.set(System.nanoTime());
             } catch (Exception e) {
+                if (refused(e)) {
+                    // etcd answered no, and would again: retrying is no use.
+                    unsentKeys.addAndGet(todo.size());
+                    String why = rootMessage(e);
+                    r.errors.add("a batch of " + todo.size() + " key(s) from " + new String(todo.get(0).key(), StandardCharsets.UTF_8)
+                            + " was refused: " + why + (why.contains("too many operations") ? " (--batch is above the target's --max-txn-ops, 128 by default)" : ""));
+                    return;
+                }
+                if (System.nanoTime() - lastAnswer.get() >= silenceNanos) {
+                    // The target has been silent too long: this batch and every later one are left unwritten.
+                    if (stopped == null) stopped = "etcd has not answered for " + wait + " s (last error: " + rootMessage(e) + ")";
+                    continue;
+                }
                 if (++attempts >= MAX_ATTEMPTS) {
+                    unsentKeys.addAndGet(todo.size());
                     r.errors.add("a batch of " + todo.size() + " key(s) from " + new String(todo.get(0).key(), StandardCharsets.UTF_8)
                             + " failed " + attempts + " times: " + rootMessage(e));
                     return;
@@ -189,6 +235,14 @@ public final class Migrator {
      */
     static ByteSequence wrap(byte[] bytes) {
         return ByteSequence.from(UnsafeByteOperations.unsafeWrap(bytes));
+    }
+
+    /** Whether etcd refused the request for a reason a retry would meet again (a bad request, no permission). */
+    static boolean refused(Throwable e) {
+        return switch (Status.fromThrowable(e).getCode()) {
+            case INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED, FAILED_PRECONDITION, OUT_OF_RANGE, UNIMPLEMENTED -> true;
+            default -> false;
+        };
     }
 
     private static String rootMessage(Throwable e) {
@@ -229,11 +283,11 @@ public final class Migrator {
             this.walTtl = walTtl;
         }
 
-        synchronized long forSource(long lease) throws Exception {
+        synchronized long forSource(long lease, long waitSeconds) throws Exception {
             if (lease <= 0) return 0;
             Long id = granted.get(lease);
             if (id == null) {
-                id = client.getLeaseClient().grant(ttl ? lease : walTtl).get(30, TimeUnit.SECONDS).getID();
+                id = client.getLeaseClient().grant(ttl ? lease : walTtl).get(waitSeconds, TimeUnit.SECONDS).getID();
                 granted.put(lease, id);
             }
             return id;

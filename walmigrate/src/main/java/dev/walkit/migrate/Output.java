@@ -23,7 +23,8 @@ final class Output {
             case JSON -> {
                 Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "migration").field("source", source)
                         .field("target", target).field("dry_run", o.dryRun()).field("source_keys", r.sourceKeys()).field("batches", r.batches())
-                        .field("written", r.written()).field("already_present", r.alreadyPresent()).field("conflict_count", r.conflictCount());
+                        .field("written", r.written()).field("already_present", r.alreadyPresent()).field("conflict_count", r.conflictCount())
+                        .field("not_written", r.unsent());
                 list(j, "conflicts", r.conflicts());
                 list(j, "too_large", r.tooLarge());
                 list(j, "errors", r.errors());
@@ -34,7 +35,7 @@ final class Output {
             case TABLE -> {
                 new Table("field", "value").row("source", source).row("target", target == null ? "(dry run)" : target).row("source keys", r.sourceKeys())
                         .row("batches", r.batches()).row("written", r.written()).row("already present", r.alreadyPresent())
-                        .row("conflicts", r.conflictCount()).row("too large", r.tooLarge().size()).row("leases granted", r.leasesGranted())
+                        .row("conflicts", r.conflictCount()).row("not written", r.unsent()).row("too large", r.tooLarge().size()).row("leases granted", r.leasesGranted())
                         .row("seconds", String.format("%.1f", r.seconds())).row("keys/s", Math.round(keysPerSecond)).print(out);
                 Table c = new Table("conflict (left as it is)");
                 for (String k : r.conflicts()) c.row(k);
@@ -43,7 +44,8 @@ final class Output {
             default -> {
                 out.printf("walmigrate: %s -> %s: %,d source key(s) in %,d batch(es): %,d written, %,d already present, %,d conflict(s), %,d too large, %,d lease(s) granted; %.1f s (%,.0f keys/s)%s%n",
                         source, target == null ? "(dry run)" : target, r.sourceKeys(), r.batches(), r.written(), r.alreadyPresent(), r.conflictCount(),
-                        r.tooLarge().size(), r.leasesGranted(), r.seconds(), keysPerSecond, o.dryRun() ? "; nothing written" : "");
+                        r.tooLarge().size(), r.leasesGranted(), r.seconds(), keysPerSecond,
+                        o.dryRun() ? "; nothing written" : r.unsent() > 0 ? String.format("; %,d not written (stopped)", r.unsent()) : "");
                 for (String k : r.conflicts()) out.println("  conflict (left as it is): " + k);
             }
         }
