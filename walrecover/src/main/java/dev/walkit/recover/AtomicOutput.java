@@ -9,6 +9,8 @@ import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Writing a file so that a crash at any moment leaves either the old state or the complete new file:
@@ -20,9 +22,39 @@ final class AtomicOutput {
     private AtomicOutput() {
     }
 
-    /** A fresh temp path inside {@code dir} (hidden, never named like an output). */
+    /**
+     * Temp files not yet published or removed: deleted if the JVM is stopped by a signal (Ctrl-C, a
+     * runbook's timeout sending SIGTERM), which skips finally blocks; otherwise a partial output of up to
+     * the input's size stayed behind in DIR. (SIGKILL cannot be caught: it can leave one.)
+     */
+    private static final Set<Path> PENDING = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (Path p : PENDING) {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // exiting: nothing more to do
+                }
+            }
+        }, "walrecover-temp-cleanup"));
+    }
+
+    /** A fresh temp path inside {@code dir} (hidden, never named like an output), removed if the JVM is stopped. */
     static Path tempIn(Path dir, String base) {
-        return dir.resolve("." + base + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        Path p = dir.resolve("." + base + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        PENDING.add(p);
+        return p;
+    }
+
+    /** Removes {@code temp} (if it is still there) and stops tracking it. */
+    static void discard(Path temp) throws IOException {
+        try {
+            Files.deleteIfExists(temp);
+        } finally {
+            PENDING.remove(temp);
+        }
     }
 
     static void fsync(Path file) throws IOException {
@@ -44,6 +76,7 @@ final class AtomicOutput {
     /** Renames {@code temp} (already fsynced) over {@code target} atomically and fsyncs the directory. */
     static void publish(Path temp, Path target) throws IOException {
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+        PENDING.remove(temp);
         fsyncDir(target.toAbsolutePath().getParent());
     }
 
@@ -62,7 +95,7 @@ final class AtomicOutput {
             fsync(tmp);
             publish(tmp, dir.resolve(name));
         } finally {
-            Files.deleteIfExists(tmp);
+            discard(tmp);
         }
     }
 }

@@ -168,7 +168,7 @@ public final class Recovery {
                 return r;
             } finally {
                 if (history != null) history.abandon();
-                if (temp != null) Files.deleteIfExists(temp);
+                if (temp != null) AtomicOutput.discard(temp);
             }
         }
     }
