@@ -53,7 +53,6 @@ public final class DamageInjector {
         return (int) records.get(i)[1];
     }
 
-    /** Damages record {@code i} of a copy of the clean log (TORN_TAIL: the last record, whatever {@code i}). */
     /** Record {@code i} as a KeyValue. */
     public dev.walkit.format.KeyValue record(int i) {
         int off = (int) offset(i);
@@ -75,6 +74,7 @@ public final class DamageInjector {
         return out;
     }
 
+    /** Damages record {@code i} of a copy of the clean log (TORN_TAIL: the last record, whatever {@code i}). */
     public Expected apply(Kind kind, int i, long seed) {
         return applyTo(clean.clone(), kind, i, seed);
     }

@@ -40,6 +40,87 @@ public final class Generate implements Callable<Integer> {
         return Long.parseLong(t) * mul;
     }
 
+    /** A damage asked for: its kind and the record it falls on. */
+    private record Asked(DamageInjector.Kind kind, long record) {
+    }
+
+    private java.util.List<Asked> asked() {
+        java.util.List<Asked> out = new java.util.ArrayList<>();
+        for (String d : damage) {
+            String[] kr = d.split("@");
+            DamageInjector.Kind k = DamageInjector.Kind.valueOf(kr[0].toUpperCase(java.util.Locale.ROOT));
+            out.add(new Asked(k, k == DamageInjector.Kind.TORN_TAIL ? Long.MAX_VALUE : Long.parseLong(kr[1])));
+        }
+        return out;
+    }
+
+    /** The crc range bug rewrites every record: the whole log in memory (under 2 GiB). */
+    private void inMemory(Path clean) throws java.io.IOException {
+        byte[] log = Files.readAllBytes(clean);
+        DamageInjector inj = new DamageInjector(log);
+        // Highest record first: a damage never moves the offsets of the records before it.
+        java.util.List<Asked> todo = asked();
+        todo.sort(java.util.Comparator.comparingLong(Asked::record).reversed());
+        log = log.clone();
+        for (Asked a : todo) {
+            DamageInjector.Expected e = inj.applyTo(log, a.kind(), (int) Math.min(a.record(), inj.recordCount() - 1), seed);
+            log = e.log();
+            System.err.printf("%s at offset %d, %d bytes%n", e.kind().label(), e.offset(), e.length());
+        }
+        Files.write(out, log, java.nio.file.StandardOpenOption.CREATE_NEW);
+    }
+
+    /**
+     * Every other kind changes one record: the clean log is copied through the kernel, and only each
+     * damaged record is read, damaged (a {@link DamageInjector} over that record alone) and written in its
+     * place. Any size, in little memory: a 2 GiB log does not fit a Java array.
+     */
+    private void spliced(Path clean) throws java.io.IOException {
+        java.util.List<Asked> todo = asked();
+        todo.sort(java.util.Comparator.comparingLong(Asked::record));
+        // Offsets and lengths of the records asked for (the last record stands for the torn tail).
+        java.util.Map<Long, long[]> where = new java.util.HashMap<>();
+        long count = 0;
+        long[] last = null;
+        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(clean)) {
+            java.util.Set<Long> wanted = new java.util.HashSet<>();
+            for (Asked a : todo) wanted.add(a.record());
+            java.nio.ByteBuffer h = java.nio.ByteBuffer.allocate(dev.walkit.format.RecordLayout.HEADER_LENGTH).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            for (long pos = 0; pos < in.size(); count++) {
+                h.clear();
+                while (h.hasRemaining()) in.read(h, pos + h.position());
+                long len = dev.walkit.format.RecordLayout.OVERHEAD + h.getInt(dev.walkit.format.RecordLayout.REC_LEN_OFFSET);
+                last = new long[] {pos, len};
+                if (wanted.contains(count)) where.put(count, last);
+                pos += len;
+            }
+            try (java.nio.channels.FileChannel o = java.nio.channels.FileChannel.open(out, java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                long copied = 0; // clean bytes consumed
+                long shift = 0; // output offset minus input offset
+                for (Asked a : todo) {
+                    long[] r = a.record() >= count ? last : where.get(a.record());
+                    if (r[0] < copied) throw new IllegalArgumentException("two damages on one record: " + damage);
+                    copy(in, copied, r[0] - copied, o);
+                    byte[] rec = new byte[(int) r[1]];
+                    java.nio.ByteBuffer rb = java.nio.ByteBuffer.wrap(rec);
+                    while (rb.hasRemaining()) in.read(rb, r[0] + rb.position());
+                    DamageInjector.Expected e = new DamageInjector(rec).apply(a.kind(), 0, seed);
+                    o.write(java.nio.ByteBuffer.wrap(e.log()));
+                    System.err.printf("%s at offset %d, %d bytes%n", e.kind().label(), r[0] + shift + e.offset(), e.length());
+                    shift += e.log().length - r[1];
+                    copied = r[0] + r[1];
+                }
+                copy(in, copied, in.size() - copied, o);
+                o.force(true);
+            }
+        }
+    }
+
+    private static void copy(java.nio.channels.FileChannel in, long from, long length, java.nio.channels.FileChannel to) throws java.io.IOException {
+        for (long done = 0; done < length; ) done += in.transferTo(from + done, length - done, to);
+    }
+
     @Override
     public Integer call() throws Exception {
         K8sWalGenerator g = new K8sWalGenerator(new K8sWalGenerator.Options(seed, parseSize(bytes), 20, compacted));
@@ -49,22 +130,15 @@ public final class Generate implements Callable<Integer> {
             Path tmp = Files.createTempFile(out.toAbsolutePath().getParent(), ".walgen", ".tmp");
             Files.delete(tmp);
             g.write(tmp);
-            byte[] log = Files.readAllBytes(tmp);
-            Files.delete(tmp);
-            DamageInjector inj = new DamageInjector(log);
-            // Highest record first: a damage never moves the offsets of the records before it.
-            java.util.List<String[]> todo = new java.util.ArrayList<>();
-            for (String d : damage) todo.add(d.split("@"));
-            java.util.function.ToIntFunction<String[]> recordOf = kr -> kr[0].equalsIgnoreCase("torn_tail")
-                    ? inj.recordCount() - 1 : Math.min(Integer.parseInt(kr[1]), inj.recordCount() - 1);
-            todo.sort(java.util.Comparator.comparingInt(recordOf).reversed());
-            log = log.clone();
-            for (String[] kr : todo) {
-                DamageInjector.Expected e = inj.applyTo(log, DamageInjector.Kind.valueOf(kr[0].toUpperCase(java.util.Locale.ROOT)), recordOf.applyAsInt(kr), seed);
-                log = e.log();
-                System.err.printf("%s at offset %d, %d bytes%n", e.kind().label(), e.offset(), e.length());
+            try {
+                if (damage.stream().anyMatch(d -> d.toLowerCase(java.util.Locale.ROOT).startsWith("crc_range_bug"))) {
+                    inMemory(tmp);
+                } else {
+                    spliced(tmp);
+                }
+            } finally {
+                Files.deleteIfExists(tmp);
             }
-            Files.write(out, log, java.nio.file.StandardOpenOption.CREATE_NEW);
         }
         System.err.printf("wrote %s: %d bytes, revision %d%n", out, Files.size(out), g.revision());
         return 0;
