@@ -35,6 +35,14 @@ thp() { JAVA_OPTS=-XX:+PrintFlagsFinal "$work/prefix/bin/walverify" -q "$1" 2>/d
 truncate -s 65M "$work/big.wal"
 [ "$(thp "$work/big.wal")" = true ] || fail "walverify on a 65 MiB input does not ask for huge pages"
 [ "$(thp "$work/junk")" = false ] || fail "walverify on a small input asks for huge pages"
+# and a 1 GiB young generation (no collection during a 2 GiB replay), given 8 GiB of memory and no heap size in JAVA_OPTS.
+newsize() { JAVA_OPTS="-XX:+PrintFlagsFinal ${2:-}" "$work/prefix/bin/walverify" -q "$1" 2>/dev/null | awk '$2 == "NewSize" {print $4}'; }
+mem_kb=$(awk '$1 == "MemTotal:" {print $2}' /proc/meminfo)
+if [ "$mem_kb" -ge 8388608 ]; then
+  [ "$(newsize "$work/big.wal")" = 1073741824 ] || fail "walverify on a 65 MiB input: NewSize $(newsize "$work/big.wal"), not 1 GiB"
+fi
+[ "$(newsize "$work/junk")" != 1073741824 ] || fail "walverify on a small input sets a 1 GiB young generation"
+[ "$(newsize "$work/big.wal" -Xmx300m)" != 1073741824 ] || fail "walverify sets -Xmn over a JAVA_OPTS heap size"
 
 # walmigrate loads SQLite from lib/native, not by extracting it into a temp dir (here one that cannot exist):
 # SQLite itself answers that an empty file has no kine table.
