@@ -1,7 +1,9 @@
 package dev.walkit.verify;
 
+
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
+import dev.walkit.format.replay.CleanScan;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
 import org.junit.jupiter.api.BeforeAll;
@@ -80,10 +82,11 @@ class CleanScanTest {
         return records.reencoded(i, rule.change);
     }
 
-    /** First, second, around the middle byte, three quarters in, last. */
+    /** First, second, around the byte where the halves meet, three quarters in, last. */
     static int[] positions(byte[] log, DamageInjector records) {
         int m = 0;
-        while (m + 1 < records.recordCount() && records.offset(m + 1) <= log.length / 2) m++;
+        long middle = (long) (log.length * CleanScan.FIRST_SHARE);
+        while (m + 1 < records.recordCount() && records.offset(m + 1) <= middle) m++;
         int n = records.recordCount();
         return new int[] {0, 1, m - 1, m, m + 1, m + 2, 3 * n / 4, n - 1};
     }

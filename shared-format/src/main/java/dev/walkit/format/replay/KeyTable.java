@@ -21,21 +21,18 @@ final class KeyTable {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int MAX_ARENA = Integer.MAX_VALUE - 16;
 
-    private final boolean tracksFirst;
     private final boolean keepsValues;
     /*
      * One array, 4 longs a slot, so that a lookup touches one cache line (and the arena, to compare the
      * key): [hash (low 32 bits, never 0; 0 = empty) | key length (high 32)], [arena offset | LIVE],
      * [create_revision], [version]. Parallel arrays cost a cache miss each on a table of millions of keys.
+     * A part that tracks first records has 8 longs a slot, the key's first record in this part beside
+     * its state: [revision | FIRST_DELETE], [create_revision], [version], [unused].
      */
-    private static final int STRIDE = 4;
+    private final int stride;
     private static final long LIVE = 1L << 62;
-    private long[] slots = new long[STRIDE << 12];
-    // The first record of each key in this part (tracksFirst only).
-    private long[] firstRevision;
-    private long[] firstCreateRevision;
-    private long[] firstVersion;
-    private boolean[] firstDelete;
+    private static final long FIRST_DELETE = 1L << 63;
+    private long[] slots;
     // Per slot (keepsValues only): mod_revision, lease, value offset in the file, value length.
     private long[] values;
     private byte[] arena = new byte[1 << 16];
@@ -45,16 +42,10 @@ final class KeyTable {
     private boolean inserted;
 
     KeyTable(boolean tracksFirst, boolean keepsValues) {
-        this.tracksFirst = tracksFirst;
         this.keepsValues = keepsValues;
+        this.stride = tracksFirst ? 8 : 4;
+        this.slots = new long[stride << 12];
         if (keepsValues) values = new long[capacity() * 4];
-        if (tracksFirst) {
-            int n = capacity();
-            firstRevision = new long[n];
-            firstCreateRevision = new long[n];
-            firstVersion = new long[n];
-            firstDelete = new boolean[n];
-        }
     }
 
     /** Same function as {@link KeyIndex#hash(byte[])}, over bytes in a little-endian buffer; never 0. */
@@ -79,9 +70,9 @@ final class KeyTable {
         int mask = capacity() - 1;
         int i = h & mask;
         for (; ; i = (i + 1) & mask) {
-            long x = slots[i * STRIDE];
+            long x = slots[i * stride];
             if (x == 0) break;
-            if (x == head && equal((int) slots[i * STRIDE + 1], buf, index, length)) {
+            if (x == head && equal((int) slots[i * stride + 1], buf, index, length)) {
                 inserted = false;
                 return i;
             }
@@ -93,8 +84,8 @@ final class KeyTable {
         int at = arenaUsed;
         for (int j = 0; j < length; j++) arena[at + j] = buf.get(index + j);
         arenaUsed += length;
-        slots[i * STRIDE] = head;
-        slots[i * STRIDE + 1] = at;
+        slots[i * stride] = head;
+        slots[i * stride + 1] = at;
         inserted = true;
         if (++size * 2 > capacity()) {
             grow();
@@ -123,28 +114,28 @@ final class KeyTable {
     private int slotOf(long head, int at) {
         int mask = capacity() - 1;
         for (int i = (int) head & mask; ; i = (i + 1) & mask) {
-            if (slots[i * STRIDE] == head && (int) slots[i * STRIDE + 1] == at) return i;
+            if (slots[i * stride] == head && (int) slots[i * stride + 1] == at) return i;
         }
     }
 
     /** The slot in this table of {@code other}'s key in {@code otherSlot}, or -1. */
     int lookup(KeyTable other, int otherSlot) {
-        long head = other.slots[otherSlot * STRIDE];
+        long head = other.slots[otherSlot * other.stride];
         int len = (int) (head >>> 32);
-        int from = (int) other.slots[otherSlot * STRIDE + 1];
+        int from = (int) other.slots[otherSlot * other.stride + 1];
         int mask = capacity() - 1;
         for (int i = (int) head & mask; ; i = (i + 1) & mask) {
-            long x = slots[i * STRIDE];
+            long x = slots[i * stride];
             if (x == 0) return -1;
-            int at = (int) slots[i * STRIDE + 1];
+            int at = (int) slots[i * stride + 1];
             if (x == head && Arrays.equals(arena, at, at + len, other.arena, from, from + len)) return i;
         }
     }
 
     /** Unsigned byte order of the key in {@code slot} against the key at {@code buf[index, index + length)}. */
     int compare(int slot, ByteBuffer buf, int index, int length) {
-        int at = (int) slots[slot * STRIDE + 1];
-        int len = (int) (slots[slot * STRIDE] >>> 32);
+        int at = (int) slots[slot * stride + 1];
+        int len = (int) (slots[slot * stride] >>> 32);
         int n = Math.min(len, length);
         for (int i = 0; i < n; i++) {
             int c = Integer.compare(arena[at + i] & 0xFF, buf.get(index + i) & 0xFF);
@@ -155,52 +146,36 @@ final class KeyTable {
 
     private void grow() {
         long[] old = slots;
-        long[] ofr = firstRevision;
-        long[] ofc = firstCreateRevision;
-        long[] ofv = firstVersion;
-        boolean[] ofd = firstDelete;
         long[] ovalues = values;
         int n = capacity() * 2;
-        slots = new long[n * STRIDE];
+        slots = new long[n * stride];
         if (keepsValues) values = new long[n * 4];
-        if (tracksFirst) {
-            firstRevision = new long[n];
-            firstCreateRevision = new long[n];
-            firstVersion = new long[n];
-            firstDelete = new boolean[n];
-        }
         int mask = n - 1;
-        for (int j = 0; j < old.length / STRIDE; j++) {
-            long head = old[j * STRIDE];
+        for (int j = 0; j < old.length / stride; j++) {
+            long head = old[j * stride];
             if (head == 0) continue;
             int i = (int) head & mask;
-            while (slots[i * STRIDE] != 0) i = (i + 1) & mask;
-            System.arraycopy(old, j * STRIDE, slots, i * STRIDE, STRIDE);
+            while (slots[i * stride] != 0) i = (i + 1) & mask;
+            System.arraycopy(old, j * stride, slots, i * stride, stride);
             if (keepsValues) System.arraycopy(ovalues, j * 4, values, i * 4, 4);
-            if (tracksFirst) {
-                firstRevision[i] = ofr[j];
-                firstCreateRevision[i] = ofc[j];
-                firstVersion[i] = ofv[j];
-                firstDelete[i] = ofd[j];
-            }
         }
     }
 
     boolean live(int slot) {
-        return (slots[slot * STRIDE + 1] & LIVE) != 0;
+        return (slots[slot * stride + 1] & LIVE) != 0;
     }
 
     long createRevision(int slot) {
-        return slots[slot * STRIDE + 2];
+        return slots[slot * stride + 2];
     }
 
     long version(int slot) {
-        return slots[slot * STRIDE + 3];
+        return slots[slot * stride + 3];
     }
 
     /** The key in {@code slot} is put with these facts. */
     void put(int slot, long create, long ver) {
-        int b = slot * STRIDE;
+        int b = slot * stride;
         if ((slots[b + 1] & LIVE) == 0) {
             liveCount++;
             slots[b + 1] |= LIVE;
@@ -211,7 +186,7 @@ final class KeyTable {
 
     /** The key in {@code slot} is deleted. */
     void delete(int slot) {
-        int b = slot * STRIDE;
+        int b = slot * stride;
         if ((slots[b + 1] & LIVE) != 0) {
             liveCount--;
             slots[b + 1] &= ~LIVE;
@@ -245,43 +220,43 @@ final class KeyTable {
     private void addLive(StateDigest.Builder digest, KeyTable except) {
         for (int s = 0; s < capacity(); s++) {
             if (!used(s) || !live(s) || (except != null && except.lookup(this, s) >= 0)) continue;
-            int at = (int) slots[s * STRIDE + 1];
-            byte[] key = Arrays.copyOfRange(arena, at, at + (int) (slots[s * STRIDE] >>> 32));
+            int at = (int) slots[s * stride + 1];
+            byte[] key = Arrays.copyOfRange(arena, at, at + (int) (slots[s * stride] >>> 32));
             digest.add(key, createRevision(s), values[s * 4], version(s), values[s * 4 + 1], values[s * 4 + 2], (int) values[s * 4 + 3]);
         }
     }
 
     /** Keeps the key's first record in this part (tracksFirst only). */
     void first(int slot, boolean delete, long revision, long create, long ver) {
-        firstDelete[slot] = delete;
-        firstRevision[slot] = revision;
-        firstCreateRevision[slot] = create;
-        firstVersion[slot] = ver;
+        int b = slot * stride;
+        slots[b + 4] = revision | (delete ? FIRST_DELETE : 0);
+        slots[b + 5] = create;
+        slots[b + 6] = ver;
     }
 
     boolean firstDelete(int slot) {
-        return firstDelete[slot];
+        return (slots[slot * stride + 4] & FIRST_DELETE) != 0;
     }
 
     long firstRevision(int slot) {
-        return firstRevision[slot];
+        return slots[slot * stride + 4] & ~FIRST_DELETE;
     }
 
     long firstCreateRevision(int slot) {
-        return firstCreateRevision[slot];
+        return slots[slot * stride + 5];
     }
 
     long firstVersion(int slot) {
-        return firstVersion[slot];
+        return slots[slot * stride + 6];
     }
 
     /** Slots are 0 to capacity - 1; {@link #used} says which hold a key. */
     int capacity() {
-        return slots.length / STRIDE;
+        return slots.length / stride;
     }
 
     boolean used(int slot) {
-        return slots[slot * STRIDE] != 0;
+        return slots[slot * stride] != 0;
     }
 
     int size() {
