@@ -91,6 +91,12 @@ public final class Verifier {
                 throw new NotAWalException(walPath + ": not a WAL: no valid v2 or v1 record anywhere in " + r.bytes + " bytes");
             }
         }
+        try {
+            long now = java.nio.file.Files.size(walPath);
+            if (now > r.bytes) r.grewTo = now;
+        } catch (IOException e) {
+            // gone or unreadable since: what was read stands
+        }
         if (r.leftoverCompaction != null) {
             // Reported, not damage: wal stays authoritative (§6).
             l.finding(new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, r.leftoverCompaction + " exists: a compaction did not finish"));

@@ -32,6 +32,8 @@ public final class VerifyReport {
     final List<DamageLocator.Located> damage = new ArrayList<>();
     final List<Finding> findings = new ArrayList<>();
     Path leftoverCompaction;
+    /** The file's size after the read when it had grown meanwhile (a running store appending), else -1. */
+    long grewTo = -1;
 
     public Path path() {
         return path;
@@ -83,6 +85,15 @@ public final class VerifyReport {
 
     public List<Finding> findings() {
         return findings;
+    }
+
+    /**
+     * The file's size once the read was done, when larger than {@link #bytes()}: a store was appending while
+     * it was read. Only the first {@link #bytes()} were verified, and a torn tail there may be a write in
+     * progress rather than damage. -1 when the size did not change.
+     */
+    public long grewTo() {
+        return grewTo;
     }
 
     public Path leftoverCompaction() {

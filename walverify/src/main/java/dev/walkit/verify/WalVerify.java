@@ -160,6 +160,7 @@ public final class WalVerify implements Callable<Integer> {
                 .fieldOrNull("compact_revision", r.compactRevision()).fieldOrNull("live_keys", r.liveKeys())
                 .fieldOrNull("tombstones", r.tombstones());
         j.name("leftover_compaction").value(r.leftoverCompaction() == null ? null : r.leftoverCompaction().toString());
+        j.fieldOrNull("grew_to", r.grewTo());
         if (withLists) {
             j.name("damage").beginArray();
             for (DamageLocator.Located d : r.damage()) damageJson(j, d);
@@ -173,12 +174,19 @@ public final class WalVerify implements Callable<Integer> {
         return j.field("verdict", r.verdict()).field("exit_code", code.code()).endObject().toString();
     }
 
+    /** The note for a file that grew while it was read. */
+    static String grewNote(VerifyReport r) {
+        return String.format("  note: the file grew to %,d bytes while it was read (is the store running?): only the first %,d bytes were "
+                + "verified, and a torn tail at their end may be a write in progress, not damage", r.grewTo(), r.bytes());
+    }
+
     private static void human(PrintWriter out, VerifyReport r, ExitCode code) {
         out.printf("%s: WAL format %s, %,d bytes, level %s%n", r.path(), r.format().label(), r.bytes(), r.level().name().toLowerCase(java.util.Locale.ROOT));
         out.printf("  records %,d, transactions %,d, revisions %s..%s%s%n", r.records(), r.transactions(), rev(r.firstRevision()),
                 rev(r.lastRevision()), r.compactRevision() >= 0 ? ", compact revision " + r.compactRevision() : "");
         if (r.liveKeys() >= 0) out.printf("  live keys %,d, tombstones %,d%n", r.liveKeys(), r.tombstones());
         if (r.leftoverCompaction() != null) out.printf("  note: leftover compaction %s: %s%n", r.leftoverCompaction(), Meaning.of(dev.walkit.format.DamageKind.LEFTOVER_COMPACTION));
+        if (r.grewTo() >= 0) out.println(grewNote(r));
         for (DamageLocator.Located d : r.damage()) {
             DamageSpan s = d.span();
             out.printf("  %s at offset %,d, %,d bytes (between revisions %s and %s): %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
@@ -202,6 +210,7 @@ public final class WalVerify implements Callable<Integer> {
                 .row("transactions", r.transactions()).row("first revision", opt(r.firstRevision())).row("last revision", opt(r.lastRevision()))
                 .row("compact revision", opt(r.compactRevision())).row("live keys", opt(r.liveKeys())).row("tombstones", opt(r.tombstones()));
         if (r.leftoverCompaction() != null) facts.row("leftover compaction", r.leftoverCompaction());
+        if (r.grewTo() >= 0) facts.row("grew while read to", r.grewTo());
         facts.print(out);
         Table damage = new Table("kind", "offset", "length", "rev before", "rev after", "detail");
         for (DamageLocator.Located d : r.damage()) {

@@ -3,9 +3,11 @@ package dev.walkit.verify;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.walkit.cli.Cli;
+import dev.walkit.cli.ExitCode;
 import dev.walkit.format.Fixtures;
 import dev.walkit.format.Flags;
 import dev.walkit.format.RecordLayout;
+import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
@@ -163,6 +166,35 @@ class WalVerifyTest {
         assertEquals(4, r.exit(), r.err());
         assertEquals(1, r.err().strip().lines().count(), r.err());
         assertTrue(r.err().startsWith("walverify: "), r.err());
+    }
+
+    @Test
+    void aFileThatGrowsWhileReadIsNoted() throws Exception {
+        // A store appending while walverify reads: the record cut at the end is completed meanwhile.
+        DamageInjector.Expected torn = injector.apply(DamageInjector.Kind.TORN_TAIL, 0, 1);
+        Path wal = Files.write(dir.resolve("live.wal"), torn.log());
+        VerifyReport r = Verifier.verify(wal, VerifyLevel.DECODE, new Verifier.Listener() {
+            @Override
+            public void damage(DamageLocator.Located d) {
+                try {
+                    Files.write(wal, Arrays.copyOfRange(clean, torn.log().length, clean.length), java.nio.file.StandardOpenOption.APPEND);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        });
+        assertEquals(torn.log().length, r.bytes());
+        assertEquals(clean.length, r.grewTo());
+        assertEquals("torn-tail", r.damage().get(0).span().kind().label(), "what was read is still reported as read");
+        assertEquals("  note: the file grew to " + String.format("%,d", clean.length) + " bytes while it was read (is the store running?): only the first "
+                + String.format("%,d", torn.log().length) + " bytes were verified, and a torn tail at their end may be a write in progress, not damage",
+                WalVerify.grewNote(r));
+        assertTrue(WalVerify.summaryJson(r, ExitCode.TAIL_ONLY, true).contains("\"grew_to\":" + clean.length), "JSON names the new size");
+        // A file that did not change has none.
+        Path still = Files.write(dir.resolve("still.wal"), torn.log());
+        VerifyReport s = Verifier.verify(still, VerifyLevel.DECODE, null);
+        assertEquals(-1, s.grewTo());
+        assertTrue(WalVerify.summaryJson(s, ExitCode.TAIL_ONLY, true).contains("\"grew_to\":null"));
     }
 
     @Test
