@@ -86,9 +86,18 @@ public final class Recovery {
             if (in.size() == 0) throw new Refused(input + ": the file is empty: nothing to recover", false);
             Path temp = null;
             HistoryWriter history = null;
+            OutputLock lock = null;
             try {
                 if (!o.dryRun()) {
                     Files.createDirectories(outDir);
+                    String[] holder = new String[1];
+                    lock = OutputLock.tryAcquire(outDir, holder);
+                    if (lock == null) {
+                        throw new Refused("another walrecover (pid " + holder[0] + ") is writing into " + outDir
+                                + ": wait for it to finish, or choose another --out", true);
+                    }
+                    // Again under the lock: a run that finished meanwhile may have published DIR/wal.
+                    checkTarget(input, outDir, target, o.force());
                     temp = AtomicOutput.tempIn(outDir, Wal.WAL_FILE);
                     if (!o.compact()) {
                         WalFormat format = Wal.sniff(in, ro.maxRecLen()).format();
@@ -167,8 +176,12 @@ public final class Recovery {
                 r.output = target;
                 return r;
             } finally {
-                if (history != null) history.abandon();
-                if (temp != null) AtomicOutput.discard(temp);
+                try {
+                    if (history != null) history.abandon();
+                    if (temp != null) AtomicOutput.discard(temp);
+                } finally {
+                    if (lock != null) lock.close();
+                }
             }
         }
     }

@@ -274,6 +274,30 @@ class WalRecoverTest {
     }
 
     @Test
+    void oneRunAtATimePerOutputDirectory() throws Exception {
+        Path input = Files.write(dir.resolve("input.wal"), clean);
+        Path out = Files.createDirectories(dir.resolve("busy"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process holder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), LockHolder.class.getName(), out.toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            String said = new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+            assertEquals("locked", said);
+            Run r = run("--out", out.toString(), input.toString());
+            assertEquals(2, r.exit(), r.err());
+            assertEquals("walrecover: another walrecover (pid " + holder.pid() + ") is writing into " + out.toAbsolutePath()
+                    + ": wait for it to finish, or choose another --out\n", r.err());
+            assertFalse(Files.exists(out.resolve("wal")));
+        } finally {
+            holder.getOutputStream().close();
+            holder.waitFor();
+        }
+        Run after = run("--out", out.toString(), input.toString());
+        assertEquals(0, after.exit(), after.err());
+        assertSameState(expected(Set.of(), Long.MAX_VALUE), replayClean(out.resolve("wal")));
+    }
+
+    @Test
     void anOutThatIsAFileIsAUsageErrorAndTheFileIsKept() throws Exception {
         Path input = Files.write(dir.resolve("input.wal"), clean);
         Path file = Files.writeString(dir.resolve("not-a-dir"), "keep me");
