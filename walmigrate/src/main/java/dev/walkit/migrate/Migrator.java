@@ -72,6 +72,7 @@ public final class Migrator {
             return r;
         }
         Client client = target.get();
+        lastAnswer.set(System.nanoTime()); // it has just answered the first read
         Timing.mark("etcd client");
         KV kv = client.getKVClient();
         Leases leases = new Leases(client, source.leaseIsTtl(), o.leaseTtl());
