@@ -1,5 +1,7 @@
 package dev.walkit.migrate;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -20,8 +22,25 @@ public record MigrateOptions(List<String> endpoints, String prefix, int batch, i
     /** Bytes a put costs in a request beyond its key and value. */
     static final int PER_OP_OVERHEAD = 96;
 
+    /** Endpoints written as etcdctl takes them, {@code HOST:PORT}, get the scheme: https with TLS options, else http. */
+    public MigrateOptions {
+        if (endpoints != null) {
+            boolean tls = cacert != null || cert != null;
+            endpoints = endpoints.stream().map(String::strip).map(e -> e.contains("://") ? e : (tls ? "https://" : "http://") + e).toList();
+        }
+    }
+
     public String validate() {
         if (endpoints == null || endpoints.isEmpty()) return "--endpoints is required";
+        for (String e : endpoints) {
+            String bad = "--endpoints: '" + e + "' is not an etcd client URL (HOST:PORT, http://HOST:PORT or https://HOST:PORT)";
+            try {
+                URI u = new URI(e);
+                if (!("http".equals(u.getScheme()) || "https".equals(u.getScheme())) || u.getHost() == null || u.getPort() < 0) return bad;
+            } catch (URISyntaxException x) {
+                return bad;
+            }
+        }
         if (batch < 1 || batch > 10_000) return "--batch must be between 1 and 10000";
         if (concurrency < 1 || concurrency > 256) return "--concurrency must be between 1 and 256";
         if ((cert == null) != (key == null)) return "--cert and --key go together";

@@ -64,7 +64,7 @@ public final class WalMigrate implements Callable<Integer> {
 
     /** The target and how to write to it. */
     static final class Target {
-        @Option(names = "--endpoints", split = ",", paramLabel = "URL[,URL...]", description = "etcd client URLs (fail over between them).")
+        @Option(names = "--endpoints", split = ",", paramLabel = "URL[,URL...]", description = "etcd client URLs, or HOST:PORT as etcdctl takes them (http; https with the TLS options); fail over between them.")
         List<String> endpoints;
 
         @Option(names = "--prefix", defaultValue = "", paramLabel = "P", description = "Only keys starting with P.")

@@ -59,6 +59,14 @@ class UnreachableTargetTest {
     }
 
     @Test
+    void anEndpointWithoutSchemeIsTakenAsEtcdctlTakesIt() throws Exception {
+        int port = freePort();
+        Run r = run("wal", "--endpoints", "127.0.0.1:" + port, "--wal", Fixtures.path("vectors/small/wal").toString());
+        assertEquals(5, r.exit(), r.err());
+        assertTrue(r.err().startsWith("walmigrate: cannot reach etcd at http://127.0.0.1:" + port + ": no answer within 10 s"), r.err());
+    }
+
+    @Test
     void aPortThatNeverAnswersIsExitFiveToo() throws Exception {
         try (SilentProxy silent = new SilentProxy(0, 0)) {
             Run r = run("wal", "--endpoints", silent.endpoint(), "--wal", Fixtures.path("vectors/small/wal").toString());
