@@ -127,8 +127,14 @@ public final class Commands {
         }
         Cmd cmd = (Cmd) c;
         Args a = Args.parse(words.subList(1, words.size()), cmd.valued(), cmd.switches());
-        if (a.error() != null) return error(out, a.error() + "; usage: " + cmd.usage());
+        if (a.error() != null) return usage(out, a.error() + "; usage: " + cmd.usage());
         return cmd.run(ctx, a, out);
+    }
+
+    /** Prints a wrong command line's {@code error: …}. */
+    static ShellCommand.Outcome usage(PrintWriter out, String msg) {
+        out.println("error: " + msg);
+        return ShellCommand.Outcome.USAGE;
     }
 
     static ShellCommand.Outcome error(PrintWriter out, String msg) {
@@ -172,7 +178,7 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome get(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 1) return error(out, "usage: get KEY [--rev R]");
+        if (a.positional().size() != 1) return usage(out, "usage: get KEY [--rev R]");
         long r = revisionFor(ctx, a, out);
         if (r < 0) return ShellCommand.Outcome.ERROR;
         String key = a.positional().get(0);
@@ -206,7 +212,7 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome history(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 1) return error(out, "usage: history KEY");
+        if (a.positional().size() != 1) return usage(out, "usage: history KEY");
         String key = a.positional().get(0);
         List<KeyValue> events = ctx.index.events(key);
         if (events == null) return error(out, "key not found: " + key);
@@ -231,7 +237,7 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome at(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 1) return error(out, "usage: at R|latest");
+        if (a.positional().size() != 1) return usage(out, "usage: at R|latest");
         String w = a.positional().get(0);
         if (w.equals("latest")) {
             ctx.viewRevision = Long.MAX_VALUE;
@@ -253,7 +259,7 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome diff(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 2) return error(out, "usage: diff R1 R2");
+        if (a.positional().size() != 2) return usage(out, "usage: diff R1 R2");
         long r1;
         long r2;
         try {
@@ -296,7 +302,7 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome lease(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 1) return error(out, "usage: lease ID");
+        if (a.positional().size() != 1) return usage(out, "usage: lease ID");
         long id;
         try {
             id = Long.parseLong(a.positional().get(0));
@@ -316,7 +322,7 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome txn(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 1) return error(out, "usage: txn R");
+        if (a.positional().size() != 1) return usage(out, "usage: txn R");
         long r;
         try {
             r = Long.parseLong(a.positional().get(0));
@@ -360,7 +366,7 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome hexdump(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().isEmpty() || a.positional().size() > 2) return error(out, "usage: hexdump OFFSET [LEN]");
+        if (a.positional().isEmpty() || a.positional().size() > 2) return usage(out, "usage: hexdump OFFSET [LEN]");
         long off;
         int len;
         try {

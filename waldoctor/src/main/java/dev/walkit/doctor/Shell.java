@@ -30,7 +30,7 @@ public final class Shell {
         for (String line; (line = in.readLine()) != null; ) {
             ShellCommand.Outcome o = Commands.execute(ctx, Args.words(line), out);
             out.flush();
-            if (o == ShellCommand.Outcome.ERROR) failed++;
+            if (o == ShellCommand.Outcome.ERROR || o == ShellCommand.Outcome.USAGE) failed++;
             if (o == ShellCommand.Outcome.QUIT) break;
         }
         return failed;

@@ -9,7 +9,8 @@ import java.util.List;
  * word from the replayed state.
  */
 public interface ShellCommand {
-    enum Outcome { OK, ERROR, QUIT }
+    /** ERROR: the command failed (not found, out of range); USAGE: its command line was wrong. */
+    enum Outcome { OK, ERROR, USAGE, QUIT }
 
     String name();
 

@@ -194,7 +194,11 @@ public final class WalDoctor implements Callable<Integer> {
                 line.addAll(words);
                 ShellCommand.Outcome o = Commands.execute(ctx, line, out);
                 out.flush();
-                return o == ShellCommand.Outcome.ERROR ? ExitCode.NOT_FOUND.code() : ExitCode.OK.code();
+                return switch (o) {
+                    case ERROR -> ExitCode.NOT_FOUND.code();
+                    case USAGE -> ExitCode.USAGE.code();
+                    default -> ExitCode.OK.code();
+                };
             });
         }
     }

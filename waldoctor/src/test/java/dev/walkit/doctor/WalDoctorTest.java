@@ -183,6 +183,12 @@ class WalDoctorTest {
         assertTrue(old.out().contains("mod_revision: 134"), old.out());
         Run missing = run("get", wal.toString(), "/registry/nope");
         assertEquals(1, missing.exit());
+        // A wrong command line is a usage error (2), not "not found" (1).
+        Run noKey = run("get", wal.toString());
+        assertEquals(2, noKey.exit(), noKey.out() + noKey.err());
+        assertTrue(noKey.out().contains("error: usage: get KEY [--rev R]"), noKey.out());
+        assertEquals(2, run("history", wal.toString(), "a", "b").exit());
+        assertEquals(2, run("get", wal.toString(), "/k", "--rev").exit());
         assertTrue(missing.out().contains("key not found"), missing.out());
         Run h = run("history", wal.toString(), "/registry/configmaps/ns0/cm-0");
         assertEquals(0, h.exit());
