@@ -110,6 +110,7 @@ public final class WalRecover implements Callable<Integer> {
                 leaseTtl, dryRun, force);
         if (writeOut.check("walrecover", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
         String invalid = o.validate();
+        if (invalid == null && report != null) invalid = reportPathProblem(report);
         if (invalid != null) {
             err.println("walrecover: " + invalid);
             return ExitCode.USAGE.code();
@@ -134,7 +135,8 @@ public final class WalRecover implements Callable<Integer> {
             try {
                 Files.writeString(report, json(r) + "\n", StandardCharsets.UTF_8);
             } catch (IOException e) {
-                err.println("walrecover: cannot write the report: " + dev.walkit.cli.IoErrors.describe(e));
+                err.println("walrecover: " + (r.output() != null ? r.output() + " was written and verified, but " : "") + "the report could not be written: "
+                        + dev.walkit.cli.IoErrors.describe(e));
                 return ExitCode.UNREADABLE.code();
             }
         }
@@ -143,6 +145,16 @@ public final class WalRecover implements Callable<Integer> {
             return ExitCode.DAMAGE.code();
         }
         return ExitCode.OK.code();
+    }
+
+    /** Why --report FILE cannot be written, checked before any work (a recovery should not end in a failed report), or null. */
+    static String reportPathProblem(Path report) {
+        Path abs = report.toAbsolutePath();
+        Path parent = abs.getParent();
+        if (Files.isDirectory(abs)) return "--report " + report + ": is a directory";
+        if (parent == null || !Files.isDirectory(parent)) return "--report " + report + ": no such directory " + parent;
+        if (!Files.isWritable(parent) && !Files.isWritable(abs)) return "--report " + report + ": cannot write in " + parent;
+        return null;
     }
 
     static void human(PrintWriter out, RecoveryReport r) {

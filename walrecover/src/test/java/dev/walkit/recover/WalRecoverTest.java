@@ -298,6 +298,23 @@ class WalRecoverTest {
     }
 
     @Test
+    void aReportThatCannotBeWrittenIsRefusedBeforeAnyWork() throws Exception {
+        Path input = Files.write(dir.resolve("input.wal"), clean);
+        Path out = dir.resolve("out-report");
+        Path nowhere = dir.resolve("no-such-dir").resolve("r.json");
+        Run r = run("--report", nowhere.toString(), "--out", out.toString(), input.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertEquals("walrecover: --report " + nowhere + ": no such directory " + nowhere.getParent() + "\n", r.err());
+        assertFalse(Files.exists(out), "nothing written");
+        Run isDir = run("--report", dir.toString(), "--out", out.toString(), input.toString());
+        assertEquals(2, isDir.exit(), isDir.err());
+        assertEquals("walrecover: --report " + dir + ": is a directory\n", isDir.err());
+        Path ok = dir.resolve("r.json");
+        assertEquals(0, run("--report", ok.toString(), "--out", out.toString(), input.toString()).exit());
+        assertTrue(Files.readString(ok).contains("\"schema\":\"walkit.walrecover/v1\""));
+    }
+
+    @Test
     void anOutThatIsAFileIsAUsageErrorAndTheFileIsKept() throws Exception {
         Path input = Files.write(dir.resolve("input.wal"), clean);
         Path file = Files.writeString(dir.resolve("not-a-dir"), "keep me");
