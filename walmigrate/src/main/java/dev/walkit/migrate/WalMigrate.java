@@ -160,6 +160,11 @@ public final class WalMigrate implements Callable<Integer> {
         public Integer call() {
             if (outWal != null) {
                 if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
+                if (java.nio.file.Files.exists(outWal.resolve("wal"))) {
+                    // As walrecover refuses an existing DIR/wal: a usage error, before the source is read.
+                    spec.commandLine().getErr().println("walmigrate: " + outWal.resolve("wal") + " exists: choose an empty --out-wal directory");
+                    return ExitCode.USAGE.code();
+                }
                 try (KeySource src = KineSource.open(sqlite)) {
                     long n = OfflineWal.write(src, outWal);
                     Output.offlineWal(spec.commandLine().getOut(), writeOut.format(), outWal.resolve("wal"), n, src.revision());

@@ -253,6 +253,12 @@ class WalMigrateTest {
         assertEquals(out2.resolve("wal").toString(), j.get("wal").asText());
         assertEquals(want.size(), j.get("keys").asLong());
         assertEquals(g.revision(), j.get("revision").asLong());
+        // Never over an existing DIR/wal: a usage error, the file as it was.
+        byte[] before = Files.readAllBytes(out.resolve("wal"));
+        Run again = run("kine", "--sqlite", db.toString(), "--out-wal", out.toString());
+        assertEquals(2, again.exit(), again.err());
+        assertEquals("walmigrate: " + out.resolve("wal") + " exists: choose an empty --out-wal directory\n", again.err());
+        assertArrayEquals(before, Files.readAllBytes(out.resolve("wal")));
     }
 
     @Test
