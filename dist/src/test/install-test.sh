@@ -4,6 +4,7 @@
 #   install-test.sh TARBALL
 set -euo pipefail
 tarball=$1
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "install-test: FAIL: $*" >&2; exit 1; }
@@ -29,6 +30,13 @@ printf 'not a wal at all, clearly' > "$work/junk"
 set +e; "$work/prefix/bin/walverify" "$work/junk" 2>"$work/err"; code=$?; set -e
 [ "$code" = 4 ] || fail "walverify on junk exited $code, not 4: $(cat "$work/err")"
 [ "$(wc -l < "$work/err")" = 1 ] || fail "walverify on junk: not one line on stderr: $(cat "$work/err")"
+
+# Output that cannot be written (a full disk) is not a silent exit 0: exit 4 and one line on stderr.
+small="$repo/testdata/fixtures/vectors/small/wal"
+"$work/prefix/bin/walverify" -q "$small" || fail "walverify on the small vector is not healthy"
+set +e; "$work/prefix/bin/walverify" --json "$small" > /dev/full 2>"$work/err"; code=$?; set -e
+[ "$code" = 4 ] && grep -q "^walverify: standard output could not be written" "$work/err" \
+  || fail "walverify --json > /dev/full: exit $code, $(cat "$work/err")"
 
 # Huge pages for the heap only when the input is over 64 MiB (a sparse file will do: zeros are not a WAL).
 thp() { JAVA_OPTS=-XX:+PrintFlagsFinal "$work/prefix/bin/walverify" -q "$1" 2>/dev/null | awk '$2 == "UseTransparentHugePages" {print $4}'; }

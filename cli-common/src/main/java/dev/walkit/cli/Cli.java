@@ -19,6 +19,20 @@ public final class Cli {
         return run(command, stdout(), stderr(), args);
     }
 
+    /**
+     * Ends the process with {@code code}, unless standard output could not be written (a full disk, a closed
+     * pipe): then it says so on stderr and exits 4, so that a runbook writing the JSON to a file does not
+     * take an exit 0 with no report for success. A worse code stands.
+     */
+    public static void exit(String tool, int code) {
+        System.out.flush();
+        if (System.out.checkError() && code < ExitCode.UNREADABLE.code()) {
+            System.err.println(tool + ": standard output could not be written (a full disk, a closed pipe): the output is incomplete");
+            code = ExitCode.UNREADABLE.code();
+        }
+        System.exit(code);
+    }
+
     public static PrintWriter stdout() {
         return new PrintWriter(System.out, true);
     }

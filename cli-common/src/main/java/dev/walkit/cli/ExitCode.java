@@ -12,7 +12,7 @@ public enum ExitCode {
     NOT_FOUND(1, "waldoctor get/history/…: not found (unknown key, revision or lease)"),
     USAGE(2, "usage error"),
     DAMAGE(3, "damage beyond the tail, or a rule of the format broken; walrecover: the policy refused"),
-    UNREADABLE(4, "input unreadable or not a WAL; walrecover: also an output it could not write (disk full, no permission)"),
+    UNREADABLE(4, "input unreadable or not a WAL; or an output that could not be written (a full disk, a closed pipe, no permission)"),
     /** walmigrate: some keys could not be written (too large for any request; the target refused, kept failing or did not answer). */
     FAILED(5, "walmigrate: some keys could not be written (too large for a request; the target refused, kept failing or did not answer)"),
     SOFTWARE(70, "internal error (a bug: please report it with the command line)");

@@ -39,7 +39,7 @@ public final class WalDoctor implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(run(Cli.stdout(), Cli.stderr(), args));
+        Cli.exit("waldoctor", run(Cli.stdout(), Cli.stderr(), args));
     }
 
     /** What tests call: the tool with its one-shot commands added from the command table. */

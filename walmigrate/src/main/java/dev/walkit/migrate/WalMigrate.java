@@ -35,7 +35,7 @@ public final class WalMigrate implements Callable<Integer> {
         PlainArgs.Parsed plain = PlainArgs.parse(args);
         int code = plain != null ? runPlain(plain, Cli.stdout(), Cli.stderr()) : Cli.run(new WalMigrate(), args);
         dev.walkit.cli.Timing.mark("exit");
-        System.exit(code);
+        Cli.exit("walmigrate", code);
     }
 
     /** A plain command line run as picocli would run it, an unexpected exception reported as Cli reports it. */

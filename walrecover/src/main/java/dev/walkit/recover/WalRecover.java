@@ -79,7 +79,7 @@ public final class WalRecover implements Callable<Integer> {
     public static void main(String[] args) {
         int code = Cli.run(new WalRecover(), args);
         dev.walkit.cli.Timing.mark("exit");
-        System.exit(code);
+        Cli.exit("walrecover", code);
     }
 
     /** The configured command line (what main runs, and what the build renders help and man pages from). */
