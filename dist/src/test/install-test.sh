@@ -25,6 +25,9 @@ for t in walverify waldoctor walrecover walmigrate; do
   case "$v" in "$t "*"(walkit, WAL format v2; reads v1)") ;; *) fail "$t --version printed: $v" ;; esac
   "$work/prefix/bin/$t" --help | grep -q "^Exit codes:" || fail "$t --help has no exit-code list"
 done
+# A JAVA_HOME without a java is named as the cause (exit 70), not "no java found".
+set +e; JAVA_HOME="$work/nojava" "$work/prefix/bin/walverify" --version 2>"$work/err"; code=$?; set -e
+[ "$code" = 70 ] && grep -q "JAVA_HOME is $work/nojava, which has no bin/java" "$work/err" || fail "bad JAVA_HOME: exit $code, $(cat "$work/err")"
 # A real run: a torn tail is exit 1 (the help was prebuilt; this loads the whole tool).
 printf 'not a wal at all, clearly' > "$work/junk"
 set +e; "$work/prefix/bin/walverify" "$work/junk" 2>"$work/err"; code=$?; set -e
