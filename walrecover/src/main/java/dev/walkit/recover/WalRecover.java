@@ -157,14 +157,24 @@ public final class WalRecover implements Callable<Integer> {
         return null;
     }
 
+    /** Dropped transactions listed one by one in the text form; the rest are counted (a point-in-time recovery can drop millions). */
+    static final int HUMAN_DROPPED = 20;
+
     static void human(PrintWriter out, RecoveryReport r) {
         RecoveryOptions o = r.options();
         out.printf("walrecover: %s, policy %s%s%n", r.input(), o.policy().label(), o.dryRun() ? " (dry run: nothing written)" : "");
         out.printf("  input: format %s, %,d bytes, %,d valid records%n", r.format() == null ? "-" : r.format().label(), r.inputBytes(), r.inputRecords());
         out.printf("  kept %,d transactions (%,d records); dropped %,d%n", r.keptTransactions(), r.keptRecords(), r.droppedTransactions());
         for (DamageSpan d : r.damage()) out.printf("  damaged bytes %,d..%,d (%,d bytes): %s%n", d.offset(), d.end(), d.length(), d.kind().label());
+        int shown = 0;
         for (RecoveryReport.Dropped d : r.dropped()) {
+            if (shown == HUMAN_DROPPED) break;
             out.printf("  dropped transaction at offset %,d, revision %d, %d record(s): %s%n", d.offset(), d.revision(), d.records(), d.why());
+            shown++;
+        }
+        if (r.droppedTransactions() > shown) {
+            out.printf("  … and %,d more dropped transaction(s) (the JSON report, -w json or --report FILE, lists the first %,d)%n",
+                    r.droppedTransactions() - shown, RecoveryReport.MAX_LISTED);
         }
         for (Finding f : r.findings()) {
             if (f.kind() != dev.walkit.format.DamageKind.INCOMPLETE_TRANSACTION) out.printf("  finding %s at offset %,d: %s%n", f.kind().label(), f.offset(), f.detail());
