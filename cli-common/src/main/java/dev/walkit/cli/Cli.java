@@ -33,6 +33,21 @@ public final class Cli {
         System.exit(code);
     }
 
+    /**
+     * Whether standard error is a terminal, for progress lines ({@code \r} rewrites): {@link System#console()}
+     * says so of stdin and stdout only, so {@code 2>log} on a terminal wrote them into the log. On Linux,
+     * fd 2's link names a tty; elsewhere the console stands in.
+     */
+    public static boolean stderrIsTerminal() {
+        if (System.console() == null) return false;
+        try {
+            String target = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd/2")).toString();
+            return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty") || target.equals("/dev/console");
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            return true;
+        }
+    }
+
     public static PrintWriter stdout() {
         return new PrintWriter(System.out, true);
     }

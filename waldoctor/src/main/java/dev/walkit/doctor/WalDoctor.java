@@ -83,7 +83,7 @@ public final class WalDoctor implements Callable<Integer> {
     }
 
     static LogIndex load(Path path, PrintWriter err, boolean progress) throws IOException {
-        boolean tty = progress && System.console() != null && java.nio.file.Files.size(dev.walkit.format.Wal.resolve(path)) > (64L << 20);
+        boolean tty = progress && Cli.stderrIsTerminal() && java.nio.file.Files.size(dev.walkit.format.Wal.resolve(path)) > (64L << 20);
         return LogIndex.load(path, tty ? off -> {
             err.printf("\rloading %s: %,d MiB", path, off >> 20);
             err.flush();

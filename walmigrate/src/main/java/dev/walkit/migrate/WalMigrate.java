@@ -114,7 +114,7 @@ public final class WalMigrate implements Callable<Integer> {
         // Connecting overlaps opening the source (a dry run connects to nothing).
         try (EarlyClient target = o.dryRun() ? null : EarlyClient.connect(o); KeySource src = open.open()) {
             Timing.mark("source open");
-            MigrationReport r = new Migrator(o, System.console() != null ? err : null).run(src, target);
+            MigrationReport r = new Migrator(o, Cli.stderrIsTerminal() ? err : null).run(src, target);
             ExitCode code = !r.errors().isEmpty() || !r.tooLarge().isEmpty() ? ExitCode.FAILED
                     : r.conflictCount() > 0 ? ExitCode.CONFLICTS : ExitCode.OK;
             Output.migration(out, format, src.describe(), o, r, code);
