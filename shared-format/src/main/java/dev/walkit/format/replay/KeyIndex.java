@@ -1,5 +1,7 @@
 package dev.walkit.format.replay;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -22,20 +24,10 @@ public final class KeyIndex {
     private KeyState[] states = new KeyState[1 << 12];
     private int size;
     private int live;
-    /** 32-bit hash of the key bytes, 8 at a time; never 0 (0 marks an empty slot). */
+    /** 32-bit hash of the key bytes, never 0 (0 marks an empty slot): {@link KeyTable#hash}, the one key hash. */
     static int hash(byte[] k) {
-        long h = 0x9E3779B97F4A7C15L ^ k.length;
-        int i = 0;
-        for (; i + 8 <= k.length; i += 8) h = (h ^ (long) LONGS.get(k, i)) * 0xBF58476D1CE4E5B9L;
-        long tail = 0;
-        for (int j = 0; i < k.length; i++, j += 8) tail |= (k[i] & 0xFFL) << j;
-        h = (h ^ tail) * 0x94D049BB133111EBL;
-        int r = (int) (h ^ (h >>> 32));
-        return r == 0 ? 1 : r;
+        return KeyTable.hash(ByteBuffer.wrap(k).order(ByteOrder.LITTLE_ENDIAN), 0, k.length);
     }
-
-    private static final java.lang.invoke.VarHandle LONGS =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
 
     public KeyState get(byte[] key) {
         int h = hash(key);

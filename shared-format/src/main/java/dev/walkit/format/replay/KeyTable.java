@@ -48,7 +48,7 @@ final class KeyTable {
         if (keepsValues) values = new long[capacity() * 4];
     }
 
-    /** Same function as {@link KeyIndex#hash(byte[])}, over bytes in a little-endian buffer; never 0. */
+    /** 32-bit hash of the key at {@code buf[index, index + length)} (a little-endian buffer), 8 bytes at a time; never 0. */
     static int hash(ByteBuffer buf, int index, int length) {
         long h = 0x9E3779B97F4A7C15L ^ length;
         int i = 0;
