@@ -19,6 +19,14 @@ public final class Cli {
         return run(command, stdout(), stderr(), args);
     }
 
+    /** Reports an unexpected exception (a bug) in one line, with the stack under {@code WALKIT_DEBUG=1}; returns exit 70. */
+    public static int internalError(String name, Throwable e, PrintWriter err) {
+        err.println(name + ": internal error: " + e);
+        if ("1".equals(System.getenv("WALKIT_DEBUG"))) e.printStackTrace(err);
+        err.flush();
+        return ExitCode.SOFTWARE.code();
+    }
+
     /**
      * Ends the process with {@code code}, unless standard output could not be written (a full disk, a closed
      * pipe): then it says so on stderr and exits 4, so that a runbook writing the JSON to a file does not
@@ -76,12 +84,7 @@ public final class Cli {
             c.getErr().flush();
             return ExitCode.USAGE.code();
         });
-        cl.setExecutionExceptionHandler((ex, c, parseResult) -> {
-            c.getErr().println(c.getCommandName() + ": internal error: " + ex);
-            if ("1".equals(System.getenv("WALKIT_DEBUG"))) ex.printStackTrace(c.getErr());
-            c.getErr().flush();
-            return ExitCode.SOFTWARE.code();
-        });
+        cl.setExecutionExceptionHandler((ex, c, parseResult) -> internalError(c.getCommandName(), ex, c.getErr()));
         setExitCodeHelp(cl);
         return cl;
     }

@@ -44,10 +44,7 @@ public final class WalMigrate implements Callable<Integer> {
             KeySourceOpener open = p.subcommand().equals("kine") ? () -> KineSource.open(p.source(), false) : () -> WalSource.open(p.source());
             return migrate(out, err, p.writeOut(), open, p.options());
         } catch (RuntimeException e) {
-            err.println(p.subcommand() + ": internal error: " + e);
-            if ("1".equals(System.getenv("WALKIT_DEBUG"))) e.printStackTrace(err);
-            err.flush();
-            return ExitCode.SOFTWARE.code();
+            return Cli.internalError(p.subcommand(), e, err);
         }
     }
 

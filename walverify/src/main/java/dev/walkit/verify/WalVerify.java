@@ -83,10 +83,7 @@ public final class WalVerify implements Callable<Integer> {
         try {
             return run(out, err);
         } catch (RuntimeException e) {
-            err.println("walverify: internal error: " + e);
-            if ("1".equals(System.getenv("WALKIT_DEBUG"))) e.printStackTrace(err);
-            err.flush();
-            return ExitCode.SOFTWARE.code();
+            return Cli.internalError("walverify", e, err);
         }
     }
 
