@@ -49,7 +49,6 @@ public final class CleanReplay {
     private long snapshotPresent;
     private int lastSnapshotSlot = -1;
     // After a join: the key counts of both parts together.
-    private boolean joined;
     private long joinedLive;
     private long joinedKeys;
     private CleanReplay joinedWith;
@@ -248,7 +247,6 @@ public final class CleanReplay {
             ordinarySeen = true;
             revision = later.revision;
         }
-        joined = true;
         joinedWith = later;
         return true;
     }
@@ -269,7 +267,7 @@ public final class CleanReplay {
 
     /** Whether the state is that of two parts joined ({@link #join}). */
     public boolean joined() {
-        return joined;
+        return joinedWith != null;
     }
 
     /**
@@ -313,11 +311,11 @@ public final class CleanReplay {
     }
 
     public long liveCount() {
-        return joined ? joinedLive : keys.liveCount();
+        return joinedWith != null ? joinedLive : keys.liveCount();
     }
 
     /** Keys ever seen that are not live (as {@link KeyIndex#tombstoneCount()}). */
     public long tombstoneCount() {
-        return (joined ? joinedKeys : keys.size()) - liveCount();
+        return (joinedWith != null ? joinedKeys : keys.size()) - liveCount();
     }
 }
