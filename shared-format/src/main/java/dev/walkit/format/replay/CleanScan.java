@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The light replay ({@link CleanReplay}) of a whole v2 log, on both cores for a large file: the fast
  * path of walverify's semantic level and of walrecover's read-back. A second thread, over its own
- * handle, reads the second half from the first transaction that starts past the middle, keeping each
+ * handle, reads the second half from the first transaction that starts past the split point
+ * ({@link #FIRST_SHARE} of the file, called the middle below), keeping each
  * key's first record there; this thread reads up to that boundary; the halves are then joined as one
  * replay would see them. When the second half cannot judge alone (a snapshot prefix that reaches past
  * the middle) or the halves do not meet, this thread reads on to the end by itself. At the first thing
