@@ -20,11 +20,18 @@ public final class OfflineWal {
     private OfflineWal() {
     }
 
+    /** Why {@code dir} cannot take the output (DIR/wal exists: never overwritten), or null. */
+    static String refusal(Path dir) {
+        Path target = dir.resolve(Wal.WAL_FILE);
+        return Files.exists(target) ? target + " exists: choose an empty --out-wal directory" : null;
+    }
+
     /** Returns the number of keys written. */
     public static long write(KeySource source, Path dir) throws IOException {
         Files.createDirectories(dir);
         Path target = dir.resolve(Wal.WAL_FILE);
-        if (Files.exists(target)) throw new IOException(target + " exists: choose an empty --out-wal directory");
+        String refusal = refusal(dir);
+        if (refusal != null) throw new IOException(refusal); // a wal that appeared since the command's own check
         // The marker counts the records, so the keys are spooled to a temp WAL first (streamed, not held).
         Path body = dir.resolve(".wal.body.tmp-" + ProcessHandle.current().pid());
         Path temp = dir.resolve(".wal.tmp-" + ProcessHandle.current().pid());

@@ -157,9 +157,10 @@ public final class WalMigrate implements Callable<Integer> {
         public Integer call() {
             if (outWal != null) {
                 if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
-                if (java.nio.file.Files.exists(outWal.resolve("wal"))) {
+                String refusal = OfflineWal.refusal(outWal);
+                if (refusal != null) {
                     // As walrecover refuses an existing DIR/wal: a usage error, before the source is read.
-                    spec.commandLine().getErr().println("walmigrate: " + outWal.resolve("wal") + " exists: choose an empty --out-wal directory");
+                    spec.commandLine().getErr().println("walmigrate: " + refusal);
                     return ExitCode.USAGE.code();
                 }
                 try (KeySource src = KineSource.open(sqlite)) {
