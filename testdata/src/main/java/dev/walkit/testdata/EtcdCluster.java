@@ -1,7 +1,10 @@
 package dev.walkit.testdata;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,9 +12,14 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -21,6 +29,10 @@ import java.util.stream.Collectors;
 public final class EtcdCluster implements AutoCloseable {
     private final List<Process> members = new ArrayList<>();
     private final List<String> clientUrls = new ArrayList<>();
+    private static final long START_NANOS = 60_000_000_000L;
+    private static final int LOG_LINES = 30;
+    private static final Random RANDOM = new Random();
+    private static final Set<Integer> GIVEN = new HashSet<>();
 
     public static String binary() {
         for (String p : new String[] {"/usr/bin/etcd", "/usr/local/bin/etcd"}) {
@@ -35,6 +47,22 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** With {@code tls} (a directory holding ca.pem, server.pem, server-key.pem): https and client certificates required. */
     public static EtcdCluster start(Path dir, int n, Path tls) throws Exception {
+        // A member that dies at start (its port taken between our check and its bind) or a cluster that does not
+        // elect a leader in time is started once more, on new ports in a new directory: a test then fails only
+        // when etcd cannot be started twice, and says why both times.
+        try {
+            return attempt(Files.createDirectories(dir), n, tls);
+        } catch (IllegalStateException first) {
+            try {
+                return attempt(Files.createDirectories(dir.resolve("attempt-2")), n, tls);
+            } catch (IllegalStateException second) {
+                second.addSuppressed(first);
+                throw second;
+            }
+        }
+    }
+
+    private static EtcdCluster attempt(Path dir, int n, Path tls) throws Exception {
         EtcdCluster c = new EtcdCluster();
         int[] client = new int[n];
         int[] peer = new int[n];
@@ -47,7 +75,8 @@ public final class EtcdCluster implements AutoCloseable {
         String token = "walkit-" + UUID.randomUUID();
         try {
             for (int i = 0; i < n; i++) {
-                Path data = Files.createDirectories(dir.resolve("etcd-m" + i));
+                // 0700, as etcd asks of its data directory (else it warns on every start)
+                Path data = Files.createDirectories(dir.resolve("etcd-m" + i), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
                 String url = (tls == null ? "http" : "https") + "://127.0.0.1:" + client[i];
                 List<String> cmd = new ArrayList<>(List.of(binary(), "--name", "m" + i, "--data-dir", data.toString(),
                         "--listen-client-urls", url, "--advertise-client-urls", url,
@@ -64,8 +93,8 @@ public final class EtcdCluster implements AutoCloseable {
                 c.clientUrls.add(url);
             }
             for (int i = 0; i < n; i++) {
-                if (tls == null) waitHealthy(c.clientUrls.get(i), dir);
-                else waitListening(client[i], dir);
+                if (tls == null) c.waitHealthy(i, dir);
+                else c.waitListening(i, client[i], dir);
             }
             return c;
         } catch (Exception e) {
@@ -88,50 +117,95 @@ public final class EtcdCluster implements AutoCloseable {
         members.get(i).waitFor();
     }
 
-    private static void waitHealthy(String url, Path dir) throws Exception {
+    private void waitHealthy(int i, Path dir) throws Exception {
+        String url = clientUrls.get(i);
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        long deadline = System.nanoTime() + 30_000_000_000L;
+        long deadline = System.nanoTime() + START_NANOS;
+        String last = "no answer";
         while (System.nanoTime() < deadline) {
+            checkAlive(dir);
             try {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "/health")).timeout(Duration.ofSeconds(2)).build(),
                         HttpResponse.BodyHandlers.ofString());
-                if (r.body().contains("true")) return;
+                if (r.body().contains("\"true\"")) return;
+                last = "answered " + r.statusCode() + " " + r.body().strip();
             } catch (IOException e) {
-                // not up yet
+                last = e.toString(); // not up yet
             }
             Thread.sleep(100);
         }
-        String logs;
-        try (var s = Files.list(dir)) {
-            logs = s.filter(p -> p.toString().endsWith(".out")).map(p -> {
-                try {
-                    return Files.readString(p);
-                } catch (IOException e) {
-                    return "";
-                }
-            }).collect(Collectors.joining("\n"));
-        }
-        throw new IllegalStateException("etcd at " + url + " did not become healthy:\n" + logs);
+        throw new IllegalStateException("etcd at " + url + " did not become healthy in " + START_NANOS / 1_000_000_000L + " s ("
+                + last + ")\n" + logs(dir));
     }
 
     /** With TLS and client certificates the health endpoint needs a client certificate: wait for the port instead. */
-    private static void waitListening(int port, Path dir) throws Exception {
-        long deadline = System.nanoTime() + 30_000_000_000L;
+    private void waitListening(int i, int port, Path dir) throws Exception {
+        long deadline = System.nanoTime() + START_NANOS;
         while (System.nanoTime() < deadline) {
+            checkAlive(dir);
             try {
-                new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port).close();
+                new Socket(InetAddress.getLoopbackAddress(), port).close();
                 Thread.sleep(500); // listening; give the member a moment to elect itself
                 return;
             } catch (IOException e) {
                 Thread.sleep(100);
             }
         }
-        throw new IllegalStateException("etcd did not listen on " + port + "; see " + dir);
+        throw new IllegalStateException("etcd m" + i + " did not listen on " + port + " in " + START_NANOS / 1_000_000_000L + " s\n" + logs(dir));
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    private void checkAlive(Path dir) {
+        for (int i = 0; i < members.size(); i++) {
+            Process p = members.get(i);
+            if (!p.isAlive()) throw new IllegalStateException("etcd m" + i + " exited at start with status " + p.exitValue() + "\n" + logs(dir));
+        }
+    }
+
+    /** The last lines of every member's output and log, for the failure message. */
+    private static String logs(Path dir) {
+        StringBuilder b = new StringBuilder();
+        try (var s = Files.list(dir)) {
+            for (Path p : s.filter(f -> Files.isRegularFile(f) && (f.toString().endsWith(".out") || f.toString().endsWith(".log"))).sorted().collect(Collectors.toList())) {
+                List<String> lines = Files.readAllLines(p);
+                b.append("--- ").append(p.getFileName()).append(" (last ").append(Math.min(LOG_LINES, lines.size())).append(" of ")
+                        .append(lines.size()).append(" lines)\n");
+                for (String l : lines.subList(Math.max(0, lines.size() - LOG_LINES), lines.size())) b.append(l).append('\n');
+            }
+        } catch (IOException e) {
+            b.append("(logs in ").append(dir).append(" unreadable: ").append(e).append(")\n");
+        }
+        return b.toString();
+    }
+
+    /**
+     * A free loopback port below the kernel's ephemeral range: a port taken from that range may be given to some
+     * outgoing connection between this check and etcd's bind, one below it cannot. Never the same port twice in a JVM.
+     */
+    private static synchronized int freePort() throws IOException {
+        int top = ephemeralLow() - 1;
+        int bottom = Math.max(1024, top - 20_000);
+        for (int tries = 0; tries < 1000; tries++) {
+            int port = bottom + RANDOM.nextInt(top - bottom + 1);
+            if (!GIVEN.add(port)) continue;
+            try (ServerSocket s = new ServerSocket()) {
+                s.setReuseAddress(false);
+                s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+                return port;
+            } catch (IOException taken) {
+                // in use: try another
+            }
+        }
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
+        }
+    }
+
+    private static int ephemeralLow() {
+        try {
+            int low = Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+")[0]);
+            return low > 2048 ? low : 32768;
+        } catch (IOException | RuntimeException e) {
+            return 32768;
         }
     }
 
@@ -142,7 +216,9 @@ public final class EtcdCluster implements AutoCloseable {
         }
         try {
             for (Process p : members) {
-                if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) p.destroyForcibly().waitFor();
+                // A member that lost its peers may spend many seconds trying to hand over leadership before it exits;
+                // its data is a temp directory, so it is not waited for long.
+                if (!p.waitFor(2, TimeUnit.SECONDS)) p.destroyForcibly().waitFor();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
