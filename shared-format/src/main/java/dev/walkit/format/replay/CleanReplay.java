@@ -47,7 +47,7 @@ public final class CleanReplay {
     private long compactRevision;
     private long snapshotExpected;
     private long snapshotPresent;
-    private int lastSnapshotSlot = -1;
+    private int lastSnapshotRef = -1;
     // After a join: the key counts of both parts together.
     private long joinedLive;
     private long joinedKeys;
@@ -109,28 +109,28 @@ public final class CleanReplay {
             if (firstTxnRevision < 0) firstTxnRevision = rev;
         }
         ByteBuffer buf = v.buffer();
-        int slot = keys.find(buf, f.keyStart(), f.keyLength());
+        int ref = keys.find(buf, f.keyStart(), f.keyLength());
         boolean delete = Flags.isDelete(flags);
         if (part && keys.inserted()) {
-            keys.first(slot, delete, rev, f.createRevision(), f.version());
+            keys.first(ref, delete, rev, f.createRevision(), f.version());
             if (delete) {
-                keys.delete(slot);
+                keys.delete(ref);
             } else {
-                keys.put(slot, f.createRevision(), f.version());
-                if (keepsValues) keys.value(slot, rev, f.lease(), v.valueFileOffset(), f.valueLength());
+                keys.put(ref, f.createRevision(), f.version());
+                if (keepsValues) keys.value(ref, rev, f.lease(), v.valueFileOffset(), f.valueLength());
             }
         } else if (delete) {
-            if (!keys.live(slot) && !asStored) return irregular("delete of an absent key at offset " + v.offset());
-            keys.delete(slot);
+            if (!keys.live(ref) && !asStored) return irregular("delete of an absent key at offset " + v.offset());
+            keys.delete(ref);
         } else {
-            boolean live = keys.live(slot);
-            long expectCreate = live ? keys.createRevision(slot) : rev;
-            long expectVersion = live ? keys.version(slot) + 1 : 1;
+            boolean live = keys.live(ref);
+            long expectCreate = live ? keys.createRevision(ref) : rev;
+            long expectVersion = live ? keys.version(ref) + 1 : 1;
             if ((f.createRevision() != expectCreate || f.version() != expectVersion) && !asStored) {
                 return irregular("version mismatch at offset " + v.offset());
             }
-            keys.put(slot, f.createRevision(), f.version());
-            if (keepsValues) keys.value(slot, rev, f.lease(), v.valueFileOffset(), f.valueLength());
+            keys.put(ref, f.createRevision(), f.version());
+            if (keepsValues) keys.value(ref, rev, f.lease(), v.valueFileOffset(), f.valueLength());
         }
         if (Flags.isTxnCont(flags)) {
             openTxn = rev;
@@ -164,14 +164,14 @@ public final class CleanReplay {
         if (!marker || ordinarySeen || snapshotPresent >= snapshotExpected) {
             return irregular("snapshot record out of place at offset " + v.offset());
         }
-        if (lastSnapshotSlot >= 0 && keys.compare(lastSnapshotSlot, buf, f.keyStart(), f.keyLength()) >= 0) {
+        if (lastSnapshotRef >= 0 && keys.compare(lastSnapshotRef, buf, f.keyStart(), f.keyLength()) >= 0) {
             return irregular("snapshot keys out of order at offset " + v.offset());
         }
         if (rev > compactRevision) return irregular("snapshot record above the compact revision at offset " + v.offset());
-        int slot = keys.find(buf, f.keyStart(), f.keyLength());
-        keys.put(slot, f.createRevision(), f.version());
-        if (keepsValues) keys.value(slot, rev, f.lease(), v.valueFileOffset(), f.valueLength());
-        lastSnapshotSlot = slot;
+        int ref = keys.find(buf, f.keyStart(), f.keyLength());
+        keys.put(ref, f.createRevision(), f.version());
+        if (keepsValues) keys.value(ref, rev, f.lease(), v.valueFileOffset(), f.valueLength());
+        lastSnapshotRef = ref;
         snapshotPresent++;
         transactions++;
         return true;
@@ -216,8 +216,7 @@ public final class CleanReplay {
         KeyTable b = later.keys;
         int live = keys.liveCount();
         long added = 0;
-        for (int s = 0; s < b.capacity(); s++) {
-            if (!b.used(s)) continue;
+        for (int s = b.first(); s >= 0; s = b.next(s)) {
             int a = keys.lookup(b, s);
             boolean wasLive = a >= 0 && keys.live(a);
             if (asStored) {

@@ -7,45 +7,71 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * Keys to their replayed create_revision, version and liveness, in primitive arrays: the key bytes
- * in one arena, the facts beside each slot's hash. Looked up straight from a record's bytes in the
- * read buffer, so a known key costs no allocation, and the garbage collector has a few large arrays
- * to skip instead of an object per key to copy (for the millions of keys of a large log, copying
- * {@link KeyState}s was a third of a replay's time). What {@link CleanReplay} keeps; the
- * {@link KeyIndex} of {@link Replayer} keeps objects because its users attach things to keys.
+ * Keys to their replayed create_revision, version and liveness, in primitive arrays: what
+ * {@link CleanReplay} keeps. Looked up straight from a record's bytes in the read buffer, so a known key
+ * costs no allocation, and the garbage collector has a few large arrays to skip instead of an object per
+ * key to copy (for the millions of keys of a large log, copying {@link KeyState}s was a third of a
+ * replay's time). The {@link KeyIndex} of {@link Replayer} keeps objects because its users attach
+ * things to keys.
  *
- * <p>A part of a log read from its middle ({@code tracksFirst}) also keeps each key's first record
- * there, to be checked against the state the earlier part left.
+ * <p>Two structures, both laid out for a table of millions of keys read at random:
+ * <ul>
+ * <li>the <b>entries</b>: each key's facts followed by its bytes, one after the other in pages of up
+ *     to 4 MiB (a page is never copied, an entry never moves). An entry is named by its <i>ref</i>, its
+ *     page and its offset there in 8-byte units; {@link #find} returns it and the other methods take it.
+ *     A key known costs one cache miss here: its facts and bytes are side by side.</li>
+ * <li>the <b>index</b>: one long a slot, the key's 32-bit hash and its entry's ref, in open addressing
+ *     with linear probing. 8 bytes a slot keep it small enough to stay mostly in the processor's cache
+ *     (1 M slots, 8 MiB, for up to 768 K keys), and a probe that meets another key's hash never reads
+ *     that key's entry. Growing it moves 8 bytes a key, not the entries.</li>
+ * </ul>
+ * The layout this replaced (4 longs a slot in the index itself, load factor 0.5, keys in a separate
+ * arena copied on growth) read two random cache lines for every record and was 64 MiB for the keys of
+ * a 2 GiB log.
+ *
+ * <p>An entry: [hash (low 32 bits) | key length (bits 32-62) | LIVE (bit 63)], [create_revision],
+ * [version]; for a part that tracks first records ({@code tracksFirst}, a part of a log read from its
+ * middle, whose first record of each key is checked against the state the earlier part left):
+ * [revision | FIRST_DELETE], [create_revision], [version]; with {@code keepsValues}: [mod_revision],
+ * [lease], [value offset in the file], [value length]; then the key's bytes, padded to 8.
  */
 final class KeyTable {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final int MAX_ARENA = Integer.MAX_VALUE - 16;
-
-    private final boolean keepsValues;
-    /*
-     * One array, 4 longs a slot, so that a lookup touches one cache line (and the arena, to compare the
-     * key): [hash (low 32 bits, never 0; 0 = empty) | key length (high 32)], [arena offset | LIVE],
-     * [create_revision], [version]. Parallel arrays cost a cache miss each on a table of millions of keys.
-     * A part that tracks first records has 8 longs a slot, the key's first record in this part beside
-     * its state: [revision | FIRST_DELETE], [create_revision], [version], [unused].
-     */
-    private final int stride;
-    private static final long LIVE = 1L << 62;
+    private static final long LIVE = 1L << 63;
     private static final long FIRST_DELETE = 1L << 63;
-    private long[] slots;
-    // Per slot (keepsValues only): mod_revision, lease, value offset in the file, value length.
-    private long[] values;
-    private byte[] arena = new byte[1 << 16];
-    private int arenaUsed;
+    /** Offsets in a page are in 8-byte units: 19 bits for pages of up to 4 MiB (a larger entry has a page of its own, at offset 0). */
+    private static final int OFFSET_BITS = 19;
+    private static final int MAX_PAGE = 8 << OFFSET_BITS;
+    private static final int FIRST_PAGE = 64 << 10;
+    /** Refs are non-negative ints: 12 bits of page number. */
+    private static final int MAX_PAGES = 1 << (31 - OFFSET_BITS);
+    private static final int INITIAL_SLOTS = 1 << 12;
+
+    private final boolean tracksFirst;
+    private final boolean keepsValues;
+    /** Bytes of an entry before its key. */
+    private final int header;
+    private final int firstAt;
+    private final int valuesAt;
+
+    private long[] index = new long[INITIAL_SLOTS];
+    private byte[][] pages = new byte[16][];
+    /** Bytes used in each page. */
+    private int[] pageUsed = new int[16];
+    private int pageCount;
+    private byte[] page;
+    private int used;
     private int size;
     private int liveCount;
     private boolean inserted;
 
     KeyTable(boolean tracksFirst, boolean keepsValues) {
+        this.tracksFirst = tracksFirst;
         this.keepsValues = keepsValues;
-        this.stride = tracksFirst ? 8 : 4;
-        this.slots = new long[stride << 12];
-        if (keepsValues) values = new long[capacity() * 4];
+        this.firstAt = 24;
+        this.valuesAt = tracksFirst ? 48 : 24;
+        this.header = valuesAt + (keepsValues ? 32 : 0);
+        newPage(FIRST_PAGE);
     }
 
     /** 32-bit hash of the key at {@code buf[index, index + length)} (a little-endian buffer), 8 bytes at a time; never 0. */
@@ -61,37 +87,57 @@ final class KeyTable {
     }
 
     /**
-     * The slot of the key at {@code buf[index, index + length)}, inserted (not live) when absent;
+     * The ref of the key at {@code buf[index, index + length)}, inserted (not live) when absent;
      * {@link #inserted()} tells which. The buffer must be little-endian.
      */
     int find(ByteBuffer buf, int index, int length) {
         int h = hash(buf, index, length);
-        long head = (h & 0xFFFFFFFFL) | ((long) length << 32);
-        int mask = capacity() - 1;
+        long[] slots = this.index;
+        int mask = slots.length - 1;
+        long want = (h & 0xFFFFFFFFL) | ((long) length << 32);
         int i = h & mask;
-        for (; ; i = (i + 1) & mask) {
-            long x = slots[i * stride];
-            if (x == 0) break;
-            if (x == head && equal((int) slots[i * stride + 1], buf, index, length)) {
+        for (long x; (x = slots[i]) != 0; i = (i + 1) & mask) {
+            int ref = (int) (x >>> 32);
+            // One branch for "not this key", whether the hash differs (common: a probe past another key) or the
+            // hash is the same and the key is not (rare). A branch of its own for the rare case was never taken
+            // while the method was profiled, so the compiled method was thrown away the first time it was:
+            // find was compiled three times in each run on a 2 GiB log, 50-70 ms of the compiler each.
+            long differs = (int) x == h ? difference(ref, want, buf, index, length) : 1;
+            if (differs == 0) {
                 inserted = false;
-                return i;
+                return ref;
             }
         }
-        if (arenaUsed > MAX_ARENA - length) throw new IllegalStateException("more than 2 GiB of distinct keys");
-        if (arenaUsed + length > arena.length) {
-            arena = Arrays.copyOf(arena, (int) Math.min(MAX_ARENA, Math.max(2L * arena.length, (long) arenaUsed + length)));
-        }
-        int at = arenaUsed;
-        for (int j = 0; j < length; j++) arena[at + j] = buf.get(index + j);
-        arenaUsed += length;
-        slots[i * stride] = head;
-        slots[i * stride + 1] = at;
+        int ref = append(want, buf, index, length);
+        slots[i] = ((long) ref << 32) | (h & 0xFFFFFFFFL);
         inserted = true;
-        if (++size * 2 > capacity()) {
-            grow();
-            return slotOf(head, at);
+        if (++size > slots.length - (slots.length >>> 2)) grow();
+        return ref;
+    }
+
+    /** A new entry: its first word, zeroed facts and the key's bytes. */
+    private int append(long word0, ByteBuffer buf, int index, int length) {
+        int bytes = header + ((length + 7) & ~7);
+        if (used + bytes > page.length) {
+            if (pageCount == MAX_PAGES) throw new IllegalStateException("more than " + MAX_PAGES + " pages of distinct keys");
+            newPage(bytes > MAX_PAGE ? bytes : Math.min(MAX_PAGE, Math.max(bytes, 2 * page.length)));
         }
-        return i;
+        int at = used;
+        LONGS.set(page, at, word0);
+        buf.get(index, page, at + header, length);
+        used += bytes;
+        pageUsed[pageCount - 1] = used;
+        return ((pageCount - 1) << OFFSET_BITS) | (at >>> 3);
+    }
+
+    private void newPage(int bytes) {
+        if (pageCount == pages.length) {
+            pages = Arrays.copyOf(pages, 2 * pageCount);
+            pageUsed = Arrays.copyOf(pageUsed, 2 * pageCount);
+        }
+        page = new byte[bytes];
+        pages[pageCount++] = page;
+        used = 0;
     }
 
     /** Whether the last {@link #find} inserted the key. */
@@ -99,107 +145,128 @@ final class KeyTable {
         return inserted;
     }
 
-    private boolean equal(int at, ByteBuffer buf, int index, int length) {
+    /**
+     * 0 when the entry {@code ref} holds the key at {@code buf[index, index + length)} whose first entry word
+     * would be {@code want}, else not 0; without a branch on the answer, for {@link #find}'s sake (javac
+     * compiles a boolean result to one). The bytes compared are as many as the shorter key has.
+     */
+    private long difference(int ref, long want, ByteBuffer buf, int index, int length) {
+        byte[] p = pages[ref >>> OFFSET_BITS];
+        int at = at(ref);
+        long word = (long) LONGS.get(p, at) & ~LIVE;
+        long diff = word ^ want;
+        int n = Math.min(length, (int) (word >>> 32));
+        at += header;
         int i = 0;
-        for (; i + 8 <= length; i += 8) {
-            if ((long) LONGS.get(arena, at + i) != buf.getLong(index + i)) return false;
-        }
-        for (; i < length; i++) {
-            if (arena[at + i] != buf.get(index + i)) return false;
-        }
-        return true;
+        for (; i + 8 <= n; i += 8) diff |= (long) LONGS.get(p, at + i) ^ buf.getLong(index + i);
+        for (; i < n; i++) diff |= p[at + i] ^ buf.get(index + i);
+        return diff;
     }
 
-    /** The slot of the key stored at arena offset {@code at} (a key just inserted, after a grow). */
-    private int slotOf(long head, int at) {
-        int mask = capacity() - 1;
-        for (int i = (int) head & mask; ; i = (i + 1) & mask) {
-            if (slots[i * stride] == head && (int) slots[i * stride + 1] == at) return i;
+    private void grow() {
+        long[] old = index;
+        long[] slots = new long[old.length * 2];
+        int mask = slots.length - 1;
+        for (long x : old) {
+            if (x == 0) continue;
+            int i = (int) x & mask;
+            while (slots[i] != 0) i = (i + 1) & mask;
+            slots[i] = x;
         }
+        index = slots;
     }
 
-    /** The slot in this table of {@code other}'s key in {@code otherSlot}, or -1. */
-    int lookup(KeyTable other, int otherSlot) {
-        long head = other.slots[otherSlot * other.stride];
-        int len = (int) (head >>> 32);
-        int from = (int) other.slots[otherSlot * other.stride + 1];
-        int mask = capacity() - 1;
-        for (int i = (int) head & mask; ; i = (i + 1) & mask) {
-            long x = slots[i * stride];
+    private byte[] pageOf(int ref) {
+        return pages[ref >>> OFFSET_BITS];
+    }
+
+    private static int at(int ref) {
+        return (ref << 3) & (MAX_PAGE - 1);
+    }
+
+    private long word(int ref, int offset) {
+        return (long) LONGS.get(pages[ref >>> OFFSET_BITS], at(ref) + offset);
+    }
+
+    private void setWord(int ref, int offset, long value) {
+        LONGS.set(pages[ref >>> OFFSET_BITS], at(ref) + offset, value);
+    }
+
+    private int keyLength(int ref) {
+        return (int) ((word(ref, 0) & ~LIVE) >>> 32);
+    }
+
+    /** The ref in this table of {@code other}'s key {@code otherRef}, or -1. */
+    int lookup(KeyTable other, int otherRef) {
+        long w = other.word(otherRef, 0) & ~LIVE;
+        int h = (int) w;
+        int len = (int) (w >>> 32);
+        byte[] from = other.pageOf(otherRef);
+        int fromAt = at(otherRef) + other.header;
+        int mask = index.length - 1;
+        for (int i = h & mask; ; i = (i + 1) & mask) {
+            long x = index[i];
             if (x == 0) return -1;
-            int at = (int) slots[i * stride + 1];
-            if (x == head && Arrays.equals(arena, at, at + len, other.arena, from, from + len)) return i;
+            if ((int) x != h) continue;
+            int ref = (int) (x >>> 32);
+            int at = at(ref) + header;
+            if (keyLength(ref) == len && Arrays.equals(pageOf(ref), at, at + len, from, fromAt, fromAt + len)) return ref;
         }
     }
 
-    /** Unsigned byte order of the key in {@code slot} against the key at {@code buf[index, index + length)}. */
-    int compare(int slot, ByteBuffer buf, int index, int length) {
-        int at = (int) slots[slot * stride + 1];
-        int len = (int) (slots[slot * stride] >>> 32);
+    /** Unsigned byte order of the key {@code ref} against the key at {@code buf[index, index + length)}. */
+    int compare(int ref, ByteBuffer buf, int index, int length) {
+        byte[] p = pageOf(ref);
+        int at = at(ref) + header;
+        int len = keyLength(ref);
         int n = Math.min(len, length);
         for (int i = 0; i < n; i++) {
-            int c = Integer.compare(arena[at + i] & 0xFF, buf.get(index + i) & 0xFF);
+            int c = Integer.compare(p[at + i] & 0xFF, buf.get(index + i) & 0xFF);
             if (c != 0) return c;
         }
         return Integer.compare(len, length);
     }
 
-    private void grow() {
-        long[] old = slots;
-        long[] ovalues = values;
-        int n = capacity() * 2;
-        slots = new long[n * stride];
-        if (keepsValues) values = new long[n * 4];
-        int mask = n - 1;
-        for (int j = 0; j < old.length / stride; j++) {
-            long head = old[j * stride];
-            if (head == 0) continue;
-            int i = (int) head & mask;
-            while (slots[i * stride] != 0) i = (i + 1) & mask;
-            System.arraycopy(old, j * stride, slots, i * stride, stride);
-            if (keepsValues) System.arraycopy(ovalues, j * 4, values, i * 4, 4);
-        }
+    boolean live(int ref) {
+        return word(ref, 0) < 0;
     }
 
-    boolean live(int slot) {
-        return (slots[slot * stride + 1] & LIVE) != 0;
+    long createRevision(int ref) {
+        return word(ref, 8);
     }
 
-    long createRevision(int slot) {
-        return slots[slot * stride + 2];
+    long version(int ref) {
+        return word(ref, 16);
     }
 
-    long version(int slot) {
-        return slots[slot * stride + 3];
-    }
-
-    /** The key in {@code slot} is put with these facts. */
-    void put(int slot, long create, long ver) {
-        int b = slot * stride;
-        if ((slots[b + 1] & LIVE) == 0) {
+    /** The key {@code ref} is put with these facts. */
+    void put(int ref, long create, long ver) {
+        byte[] p = pageOf(ref);
+        int at = at(ref);
+        long w = (long) LONGS.get(p, at);
+        if (w >= 0) {
             liveCount++;
-            slots[b + 1] |= LIVE;
+            LONGS.set(p, at, w | LIVE);
         }
-        slots[b + 2] = create;
-        slots[b + 3] = ver;
+        LONGS.set(p, at + 8, create);
+        LONGS.set(p, at + 16, ver);
     }
 
-    /** The key in {@code slot} is deleted. */
-    void delete(int slot) {
-        int b = slot * stride;
-        if ((slots[b + 1] & LIVE) != 0) {
+    /** The key {@code ref} is deleted. */
+    void delete(int ref) {
+        long w = word(ref, 0);
+        if (w < 0) {
             liveCount--;
-            slots[b + 1] &= ~LIVE;
+            setWord(ref, 0, w & ~LIVE);
         }
     }
 
     /** The live key's value and what else its latest put says (keepsValues only). */
-    void value(int slot, long modRevision, long lease, long valueOffset, int valueLength) {
-        int b = slot * 4;
-        values[b] = modRevision;
-        values[b + 1] = lease;
-        values[b + 2] = valueOffset;
-        values[b + 3] = valueLength;
+    void value(int ref, long modRevision, long lease, long valueOffset, int valueLength) {
+        setWord(ref, valuesAt, modRevision);
+        setWord(ref, valuesAt + 8, lease);
+        setWord(ref, valuesAt + 16, valueOffset);
+        setWord(ref, valuesAt + 24, valueLength);
     }
 
     /** Adds the live keys, with their facts, to {@code digest} (keepsValues only). */
@@ -218,45 +285,60 @@ final class KeyTable {
 
     /** Adds this table's live keys that {@code except} (when not null) does not hold. */
     private void addLive(StateDigest.Builder digest, KeyTable except) {
-        for (int s = 0; s < capacity(); s++) {
-            if (!used(s) || !live(s) || (except != null && except.lookup(this, s) >= 0)) continue;
-            int at = (int) slots[s * stride + 1];
-            byte[] key = Arrays.copyOfRange(arena, at, at + (int) (slots[s * stride] >>> 32));
-            digest.add(key, createRevision(s), values[s * 4], version(s), values[s * 4 + 1], values[s * 4 + 2], (int) values[s * 4 + 3]);
+        if (!keepsValues) throw new IllegalStateException("a table without values");
+        for (int r = first(); r >= 0; r = next(r)) {
+            if (!live(r) || (except != null && except.lookup(this, r) >= 0)) continue;
+            int at = at(r) + header;
+            byte[] key = Arrays.copyOfRange(pageOf(r), at, at + keyLength(r));
+            digest.add(key, createRevision(r), word(r, valuesAt), version(r), word(r, valuesAt + 8), word(r, valuesAt + 16),
+                    (int) word(r, valuesAt + 24));
         }
     }
 
     /** Keeps the key's first record in this part (tracksFirst only). */
-    void first(int slot, boolean delete, long revision, long create, long ver) {
-        int b = slot * stride;
-        slots[b + 4] = revision | (delete ? FIRST_DELETE : 0);
-        slots[b + 5] = create;
-        slots[b + 6] = ver;
+    void first(int ref, boolean delete, long revision, long create, long ver) {
+        if (!tracksFirst) throw new IllegalStateException("a table that does not track first records");
+        byte[] p = pageOf(ref);
+        int at = at(ref) + firstAt;
+        LONGS.set(p, at, revision | (delete ? FIRST_DELETE : 0));
+        LONGS.set(p, at + 8, create);
+        LONGS.set(p, at + 16, ver);
     }
 
-    boolean firstDelete(int slot) {
-        return (slots[slot * stride + 4] & FIRST_DELETE) != 0;
+    boolean firstDelete(int ref) {
+        return (word(ref, firstAt) & FIRST_DELETE) != 0;
     }
 
-    long firstRevision(int slot) {
-        return slots[slot * stride + 4] & ~FIRST_DELETE;
+    long firstRevision(int ref) {
+        return word(ref, firstAt) & ~FIRST_DELETE;
     }
 
-    long firstCreateRevision(int slot) {
-        return slots[slot * stride + 5];
+    long firstCreateRevision(int ref) {
+        return word(ref, firstAt + 8);
     }
 
-    long firstVersion(int slot) {
-        return slots[slot * stride + 6];
+    long firstVersion(int ref) {
+        return word(ref, firstAt + 16);
     }
 
-    /** Slots are 0 to capacity - 1; {@link #used} says which hold a key. */
-    int capacity() {
-        return slots.length / stride;
+    /** The first entry's ref, or -1 when the table is empty; entries are in the order they were inserted. */
+    int first() {
+        return firstIn(0);
     }
 
-    boolean used(int slot) {
-        return slots[slot * stride] != 0;
+    /** The ref of the entry after {@code ref}, or -1 after the last. */
+    int next(int ref) {
+        int p = ref >>> OFFSET_BITS;
+        int at = at(ref) + header + ((keyLength(ref) + 7) & ~7);
+        return at < pageUsed[p] ? (p << OFFSET_BITS) | (at >>> 3) : firstIn(p + 1);
+    }
+
+    /** The first entry in page {@code p} or a later one (a page is left empty when the first key is too large for it). */
+    private int firstIn(int p) {
+        for (; p < pageCount; p++) {
+            if (pageUsed[p] > 0) return p << OFFSET_BITS;
+        }
+        return -1;
     }
 
     int size() {
