@@ -10,6 +10,7 @@ import dev.walkit.format.KeyValue;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordView;
 import dev.walkit.format.WalFile;
+import dev.walkit.format.WalReader;
 import dev.walkit.format.replay.KeyIndex;
 import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.Replay;
@@ -35,6 +36,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
@@ -185,6 +187,48 @@ class WalRecoverTest {
         assertEquals(sha256(out.resolve("wal")), rep.get("output").get("sha256").asText());
         assertEquals(policy, rep.get("policy").asText());
         assertTrue(Files.exists(out.resolve("leases.json")));
+    }
+
+    /**
+     * Kept records are copied byte for byte in runs of at most 8 MiB (Recovery.HistoryWriter.RUN_CHUNK): a
+     * 20 MiB log is copied in several, and one damaged transaction in the middle splits a run. The output is
+     * the input without that transaction's bytes, nothing more and nothing less.
+     */
+    @Test
+    void aLogOfManyCopyRunsIsCopiedByteForByte() throws Exception {
+        Path input = dir.resolve("big.wal");
+        new K8sWalGenerator(K8sWalGenerator.Options.of(21, 20 << 20)).write(input);
+        byte[] bytes = Files.readAllBytes(input);
+        Path out = dir.resolve("out");
+        Run clean = run("--out", out.toString(), input.toString());
+        assertEquals(0, clean.exit(), clean.err());
+        assertTrue(bytes.length > 2 * (8 << 20), "more than two runs: " + bytes.length);
+        assertTrue(Arrays.equals(bytes, Files.readAllBytes(out.resolve("wal"))), "a clean log is copied as it is");
+
+        // A transaction of one record past the middle (it and the record after it start transactions).
+        List<long[]> records = new ArrayList<>();
+        try (WalFile f = WalFile.open(input, ReaderOptions.defaults().maxRecLen())) {
+            var reader = new WalReader(f, ReaderOptions.defaults());
+            for (var x = reader.next(); x != null; x = reader.next()) {
+                RecordView v = (RecordView) x;
+                records.add(new long[] {v.offset(), v.length(), v.isTxnCont() ? 1 : 0});
+            }
+        }
+        int i = records.size() / 2;
+        while (records.get(i - 1)[2] != 0 || records.get(i)[2] != 0) i++;
+        long at = records.get(i)[0];
+        int len = (int) records.get(i)[1];
+        byte[] damaged = bytes.clone();
+        damaged[(int) at + len - 5] ^= 0x40; // a payload byte just before the CRC
+        Files.write(input, damaged);
+        Path out2 = dir.resolve("out2");
+        Run r = run("--out", out2.toString(), input.toString());
+        assertEquals(0, r.exit(), r.err());
+        ByteArrayOutputStream want = new ByteArrayOutputStream();
+        want.write(bytes, 0, (int) at);
+        want.write(bytes, (int) at + len, bytes.length - (int) at - len);
+        assertTrue(Arrays.equals(want.toByteArray(), Files.readAllBytes(out2.resolve("wal"))),
+                "the input without the damaged transaction at " + at);
     }
 
     @Test
