@@ -20,6 +20,8 @@ final class Resync {
     private static final int CP = 1 << CP_SHIFT;
     /** Candidates up to this many bytes have their CRC computed directly. */
     private static final int DIRECT_LIMIT = 64 << 10;
+    /** Checkpoints made from one read: 1 MiB. */
+    private static final int CHECKPOINTS_PER_READ = 256;
 
     /**
      * The shift operators for checkpoint arithmetic, made on the first long candidate (≈ 4 ms of
@@ -45,6 +47,8 @@ final class Resync {
     private long origin;
     private int[] checkpoints = new int[64];
     private int computed;
+    /** The CRC stored at the offset of the last {@link #endCrc}. */
+    private int storedAtEnd;
 
     Resync(WalFile file, Framing framing) {
         this.file = file;
@@ -120,21 +124,40 @@ final class Resync {
 
     private boolean validates(long a, long frame, Set<CrcRange> altRanges) {
         long b = a + frame - RecordLayout.CRC_LENGTH;
-        int stored = file.intAt(b);
         if (frame <= DIRECT_LIMIT) {
+            int stored = file.intAt(b);
             if (direct(a, b) == stored) return true;
             for (CrcRange r : altRanges) {
                 if (direct(a + r.start(), b) == stored) return true;
             }
             return false;
         }
-        int cb = at(b);
+        int cb = endCrc(b);
+        int stored = storedAtEnd;
         if ((cb ^ Crc32cMath.shift(at(a), Crc32cMath.xPow8n(b - a))) == stored) return true;
         for (CrcRange r : altRanges) {
             long s = a + r.start();
             if ((cb ^ Crc32cMath.shift(at(s), Crc32cMath.xPow8n(b - s))) == stored) return true;
         }
         return false;
+    }
+
+    /**
+     * C(b) for a long candidate's CRC offset {@code b}, far ahead of the scan, with the CRC stored there
+     * ({@link #storedAtEnd}): the bytes from b's checkpoint to b + 4 in one read (a read for the stored
+     * CRC and another for the bytes before it made two system calls of each candidate, most of the time
+     * resync took to cross 100 MiB of random bytes).
+     */
+    private int endCrc(long b) {
+        long rel = b - origin;
+        int i = (int) (rel >>> CP_SHIFT);
+        ensure(i);
+        int r = (int) (rel & (CP - 1));
+        ByteBuffer v = file.peek(origin + ((long) i << CP_SHIFT), r + RecordLayout.CRC_LENGTH);
+        storedAtEnd = v.getInt(r);
+        crc.reset();
+        crc.update(v.limit(r));
+        return Crc32cMath.shift(checkpoints[i], Tables.POW[r]) ^ (int) crc.getValue();
     }
 
     private int direct(long from, long to) {
@@ -154,12 +177,18 @@ final class Resync {
         return Crc32cMath.shift(checkpoints[i], Tables.POW[r]) ^ part;
     }
 
+    /** Checkpoints up to C(origin + i * 4 KiB), computed from reads of up to 1 MiB (not one per 4 KiB). */
     private void ensure(int i) {
         if (i >= checkpoints.length) checkpoints = Arrays.copyOf(checkpoints, Math.max(i + 1, checkpoints.length * 2));
         while (computed < i) {
-            long base = origin + ((long) computed << CP_SHIFT);
-            checkpoints[computed + 1] = Crc32cMath.shift(checkpoints[computed], Tables.POW_CP) ^ direct(base, base + CP);
-            computed++;
+            int blocks = Math.min(i - computed, CHECKPOINTS_PER_READ);
+            ByteBuffer v = file.peek(origin + ((long) computed << CP_SHIFT), blocks << CP_SHIFT);
+            for (int k = 0; k < blocks; k++) {
+                crc.reset();
+                crc.update(v.limit((k + 1) << CP_SHIFT).position(k << CP_SHIFT));
+                checkpoints[computed + 1] = Crc32cMath.shift(checkpoints[computed], Tables.POW_CP) ^ (int) crc.getValue();
+                computed++;
+            }
         }
     }
 }

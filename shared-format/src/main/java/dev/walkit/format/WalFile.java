@@ -194,6 +194,29 @@ public final class WalFile implements Closeable {
         }
     }
 
+    /**
+     * Bytes [offset, offset + length) of the file ({@code length} at most 1 MiB), little-endian, at
+     * position 0 of a buffer that stays valid until the next call of this or {@link #updateCrc};
+     * without moving the window: for resync's reads far ahead of the scan, one system call each.
+     */
+    public ByteBuffer peek(long offset, int length) {
+        if (length > AUX) throw new IllegalArgumentException("peek of " + length + " bytes");
+        if (offset >= windowStart && offset + length <= windowEnd) {
+            return window.slice((int) (offset - windowStart), length).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        if (aux == null) aux = ByteBuffer.allocateDirect(AUX).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = aux.clear().limit(length);
+        try {
+            while (b.hasRemaining()) {
+                int n = channel.read(b, offset + b.position());
+                if (n < 0) throw new IOException("unexpected end of file");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(new IOException(path + ": read of " + length + " bytes at offset " + offset + " failed: " + e.getMessage(), e));
+        }
+        return b.flip();
+    }
+
     /** Updates {@code crc} with bytes [from, to) of the file, without moving the window. */
     public void updateCrc(CRC32C crc, long from, long to) {
         if (from >= windowStart && to <= windowEnd) {
@@ -202,7 +225,7 @@ public final class WalFile implements Closeable {
             crc.update(d);
             return;
         }
-        if (aux == null) aux = ByteBuffer.allocateDirect(AUX);
+        if (aux == null) aux = ByteBuffer.allocateDirect(AUX).order(ByteOrder.LITTLE_ENDIAN);
         long pos = from;
         try {
             while (pos < to) {
