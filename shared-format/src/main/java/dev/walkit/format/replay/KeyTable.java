@@ -1,9 +1,6 @@
 package dev.walkit.format.replay;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -16,10 +13,14 @@ import java.util.Arrays;
  *
  * <p>Two structures, both laid out for a table of millions of keys read at random:
  * <ul>
- * <li>the <b>entries</b>: each key's facts followed by its bytes, one after the other in pages of up
- *     to 4 MiB (a page is never copied, an entry never moves). An entry is named by its <i>ref</i>, its
- *     page and its offset there in 8-byte units; {@link #find} returns it and the other methods take it.
- *     A key known costs one cache miss here: its facts and bytes are side by side.</li>
+ * <li>the <b>entries</b>: each key's facts followed by its bytes, one after the other in {@code long[]}
+ *     pages of up to 4 MiB (a page is never copied, an entry never moves). An entry is named by its
+ *     <i>ref</i>, its page and its offset there; {@link #find} returns it and the other methods take it.
+ *     A key known costs one cache miss here: its facts and bytes are side by side. The pages are
+ *     {@code long[]}, the key bytes packed eight to a long (little-endian, the last zero-padded), not a
+ *     {@code byte[]} read through a {@link java.lang.invoke.VarHandle}: until the compiler's last tier
+ *     had compiled them, VarHandle reads cost several hundred nanoseconds each, and the first 16 MiB of a
+ *     log took 140 ms instead of 8.</li>
  * <li>the <b>index</b>: one long a slot, the key's 32-bit hash and its entry's ref, in open addressing
  *     with linear probing. 8 bytes a slot keep it small enough to stay mostly in the processor's cache
  *     (1 M slots, 8 MiB, for up to 768 K keys), and a probe that meets another key's hash never reads
@@ -33,33 +34,32 @@ import java.util.Arrays;
  * [version]; for a part that tracks first records ({@code tracksFirst}, a part of a log read from its
  * middle, whose first record of each key is checked against the state the earlier part left):
  * [revision | FIRST_DELETE], [create_revision], [version]; with {@code keepsValues}: [mod_revision],
- * [lease], [value offset in the file], [value length]; then the key's bytes, padded to 8.
+ * [lease], [value offset in the file], [value length]; then the key's bytes, eight to a long.
  */
 final class KeyTable {
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long LIVE = 1L << 63;
     private static final long FIRST_DELETE = 1L << 63;
-    /** Offsets in a page are in 8-byte units: 19 bits for pages of up to 4 MiB (a larger entry has a page of its own, at offset 0). */
+    /** Offsets in a page are in longs: 19 bits for pages of up to 4 MiB (a larger entry has a page of its own, at offset 0). */
     private static final int OFFSET_BITS = 19;
-    private static final int MAX_PAGE = 8 << OFFSET_BITS;
-    private static final int FIRST_PAGE = 64 << 10;
+    private static final int MAX_PAGE = 1 << OFFSET_BITS;
+    private static final int FIRST_PAGE = 8 << 10;
     /** Refs are non-negative ints: 12 bits of page number. */
     private static final int MAX_PAGES = 1 << (31 - OFFSET_BITS);
     private static final int INITIAL_SLOTS = 1 << 12;
 
     private final boolean tracksFirst;
     private final boolean keepsValues;
-    /** Bytes of an entry before its key. */
+    /** Longs of an entry before its key. */
     private final int header;
     private final int firstAt;
     private final int valuesAt;
 
     private long[] index = new long[INITIAL_SLOTS];
-    private byte[][] pages = new byte[16][];
-    /** Bytes used in each page. */
+    private long[][] pages = new long[16][];
+    /** Longs used in each page. */
     private int[] pageUsed = new int[16];
     private int pageCount;
-    private byte[] page;
+    private long[] page;
     private int used;
     private int size;
     private int liveCount;
@@ -68,9 +68,9 @@ final class KeyTable {
     KeyTable(boolean tracksFirst, boolean keepsValues) {
         this.tracksFirst = tracksFirst;
         this.keepsValues = keepsValues;
-        this.firstAt = 24;
-        this.valuesAt = tracksFirst ? 48 : 24;
-        this.header = valuesAt + (keepsValues ? 32 : 0);
+        this.firstAt = 3;
+        this.valuesAt = tracksFirst ? 6 : 3;
+        this.header = valuesAt + (keepsValues ? 4 : 0);
         newPage(FIRST_PAGE);
     }
 
@@ -79,11 +79,20 @@ final class KeyTable {
         long h = 0x9E3779B97F4A7C15L ^ length;
         int i = 0;
         for (; i + 8 <= length; i += 8) h = (h ^ buf.getLong(index + i)) * 0xBF58476D1CE4E5B9L;
-        long tail = 0;
-        for (int j = 0; i < length; i++, j += 8) tail |= (buf.get(index + i) & 0xFFL) << j;
-        h = (h ^ tail) * 0x94D049BB133111EBL;
+        h = (h ^ tail(buf, index + i, length - i)) * 0x94D049BB133111EBL;
         int r = (int) (h ^ (h >>> 32));
         return r == 0 ? 1 : r;
+    }
+
+    /** The {@code n} (0 to 7) bytes at {@code buf[at]} as a little-endian long, zero above them. */
+    private static long tail(ByteBuffer buf, int at, int n) {
+        long t = 0;
+        for (int j = 0; j < n; j++) t |= (buf.get(at + j) & 0xFFL) << (j << 3);
+        return t;
+    }
+
+    private static int words(int length) {
+        return (length + 7) >>> 3;
     }
 
     /**
@@ -117,25 +126,29 @@ final class KeyTable {
 
     /** A new entry: its first word, zeroed facts and the key's bytes. */
     private int append(long word0, ByteBuffer buf, int index, int length) {
-        int bytes = header + ((length + 7) & ~7);
-        if (used + bytes > page.length) {
+        int longs = header + words(length);
+        if (used + longs > page.length) {
             if (pageCount == MAX_PAGES) throw new IllegalStateException("more than " + MAX_PAGES + " pages of distinct keys");
-            newPage(bytes > MAX_PAGE ? bytes : Math.min(MAX_PAGE, Math.max(bytes, 2 * page.length)));
+            newPage(longs > MAX_PAGE ? longs : Math.min(MAX_PAGE, Math.max(longs, 2 * page.length)));
         }
         int at = used;
-        LONGS.set(page, at, word0);
-        buf.get(index, page, at + header, length);
-        used += bytes;
+        long[] p = page;
+        p[at] = word0;
+        int k = at + header;
+        int i = 0;
+        for (; i + 8 <= length; i += 8) p[k++] = buf.getLong(index + i);
+        if (i < length) p[k] = tail(buf, index + i, length - i);
+        used += longs;
         pageUsed[pageCount - 1] = used;
-        return ((pageCount - 1) << OFFSET_BITS) | (at >>> 3);
+        return ((pageCount - 1) << OFFSET_BITS) | at;
     }
 
-    private void newPage(int bytes) {
+    private void newPage(int longs) {
         if (pageCount == pages.length) {
             pages = Arrays.copyOf(pages, 2 * pageCount);
             pageUsed = Arrays.copyOf(pageUsed, 2 * pageCount);
         }
-        page = new byte[bytes];
+        page = new long[longs];
         pages[pageCount++] = page;
         used = 0;
     }
@@ -151,16 +164,17 @@ final class KeyTable {
      * compiles a boolean result to one). The bytes compared are as many as the shorter key has.
      */
     private long difference(int ref, long want, ByteBuffer buf, int index, int length) {
-        byte[] p = pages[ref >>> OFFSET_BITS];
-        int at = at(ref);
-        long word = (long) LONGS.get(p, at) & ~LIVE;
+        long[] p = pages[ref >>> OFFSET_BITS];
+        int at = ref & (MAX_PAGE - 1);
+        long word = p[at] & ~LIVE;
         long diff = word ^ want;
         int n = Math.min(length, (int) (word >>> 32));
-        at += header;
+        int k = at + header;
         int i = 0;
-        for (; i + 8 <= n; i += 8) diff |= (long) LONGS.get(p, at + i) ^ buf.getLong(index + i);
-        for (; i < n; i++) diff |= p[at + i] ^ buf.get(index + i);
-        return diff;
+        for (; i + 8 <= n; i += 8) diff |= p[k++] ^ buf.getLong(index + i);
+        // The last word: compared only when the shorter key ends inside it (it is within both keys' words then).
+        long last = tail(buf, index + i, n - i);
+        return diff | ((i < n ? p[k] : 0) ^ last);
     }
 
     private void grow() {
@@ -176,20 +190,20 @@ final class KeyTable {
         index = slots;
     }
 
-    private byte[] pageOf(int ref) {
+    private long[] pageOf(int ref) {
         return pages[ref >>> OFFSET_BITS];
     }
 
     private static int at(int ref) {
-        return (ref << 3) & (MAX_PAGE - 1);
+        return ref & (MAX_PAGE - 1);
     }
 
     private long word(int ref, int offset) {
-        return (long) LONGS.get(pages[ref >>> OFFSET_BITS], at(ref) + offset);
+        return pages[ref >>> OFFSET_BITS][at(ref) + offset];
     }
 
     private void setWord(int ref, int offset, long value) {
-        LONGS.set(pages[ref >>> OFFSET_BITS], at(ref) + offset, value);
+        pages[ref >>> OFFSET_BITS][at(ref) + offset] = value;
     }
 
     private int keyLength(int ref) {
@@ -200,8 +214,8 @@ final class KeyTable {
     int lookup(KeyTable other, int otherRef) {
         long w = other.word(otherRef, 0) & ~LIVE;
         int h = (int) w;
-        int len = (int) (w >>> 32);
-        byte[] from = other.pageOf(otherRef);
+        int words = words((int) (w >>> 32));
+        long[] from = other.pageOf(otherRef);
         int fromAt = at(otherRef) + other.header;
         int mask = index.length - 1;
         for (int i = h & mask; ; i = (i + 1) & mask) {
@@ -210,21 +224,35 @@ final class KeyTable {
             if ((int) x != h) continue;
             int ref = (int) (x >>> 32);
             int at = at(ref) + header;
-            if (keyLength(ref) == len && Arrays.equals(pageOf(ref), at, at + len, from, fromAt, fromAt + len)) return ref;
+            if ((word(ref, 0) & ~LIVE) == w && Arrays.equals(pageOf(ref), at, at + words, from, fromAt, fromAt + words)) return ref;
         }
+    }
+
+    /** Byte {@code i} of the key {@code ref}. */
+    private int keyByte(long[] p, int keyAt, int i) {
+        return (int) (p[keyAt + (i >>> 3)] >>> ((i & 7) << 3)) & 0xFF;
     }
 
     /** Unsigned byte order of the key {@code ref} against the key at {@code buf[index, index + length)}. */
     int compare(int ref, ByteBuffer buf, int index, int length) {
-        byte[] p = pageOf(ref);
+        long[] p = pageOf(ref);
         int at = at(ref) + header;
         int len = keyLength(ref);
         int n = Math.min(len, length);
         for (int i = 0; i < n; i++) {
-            int c = Integer.compare(p[at + i] & 0xFF, buf.get(index + i) & 0xFF);
+            int c = Integer.compare(keyByte(p, at, i), buf.get(index + i) & 0xFF);
             if (c != 0) return c;
         }
         return Integer.compare(len, length);
+    }
+
+    /** The key {@code ref}'s bytes. */
+    private byte[] key(int ref) {
+        long[] p = pageOf(ref);
+        int at = at(ref) + header;
+        byte[] key = new byte[keyLength(ref)];
+        for (int i = 0; i < key.length; i++) key[i] = (byte) keyByte(p, at, i);
+        return key;
     }
 
     boolean live(int ref) {
@@ -232,24 +260,24 @@ final class KeyTable {
     }
 
     long createRevision(int ref) {
-        return word(ref, 8);
+        return word(ref, 1);
     }
 
     long version(int ref) {
-        return word(ref, 16);
+        return word(ref, 2);
     }
 
     /** The key {@code ref} is put with these facts. */
     void put(int ref, long create, long ver) {
-        byte[] p = pageOf(ref);
+        long[] p = pageOf(ref);
         int at = at(ref);
-        long w = (long) LONGS.get(p, at);
+        long w = p[at];
         if (w >= 0) {
             liveCount++;
-            LONGS.set(p, at, w | LIVE);
+            p[at] = w | LIVE;
         }
-        LONGS.set(p, at + 8, create);
-        LONGS.set(p, at + 16, ver);
+        p[at + 1] = create;
+        p[at + 2] = ver;
     }
 
     /** The key {@code ref} is deleted. */
@@ -263,10 +291,12 @@ final class KeyTable {
 
     /** The live key's value and what else its latest put says (keepsValues only). */
     void value(int ref, long modRevision, long lease, long valueOffset, int valueLength) {
-        setWord(ref, valuesAt, modRevision);
-        setWord(ref, valuesAt + 8, lease);
-        setWord(ref, valuesAt + 16, valueOffset);
-        setWord(ref, valuesAt + 24, valueLength);
+        long[] p = pageOf(ref);
+        int at = at(ref) + valuesAt;
+        p[at] = modRevision;
+        p[at + 1] = lease;
+        p[at + 2] = valueOffset;
+        p[at + 3] = valueLength;
     }
 
     /** Adds the live keys, with their facts, to {@code digest} (keepsValues only). */
@@ -288,21 +318,19 @@ final class KeyTable {
         if (!keepsValues) throw new IllegalStateException("a table without values");
         for (int r = first(); r >= 0; r = next(r)) {
             if (!live(r) || (except != null && except.lookup(this, r) >= 0)) continue;
-            int at = at(r) + header;
-            byte[] key = Arrays.copyOfRange(pageOf(r), at, at + keyLength(r));
-            digest.add(key, createRevision(r), word(r, valuesAt), version(r), word(r, valuesAt + 8), word(r, valuesAt + 16),
-                    (int) word(r, valuesAt + 24));
+            digest.add(key(r), createRevision(r), word(r, valuesAt), version(r), word(r, valuesAt + 1), word(r, valuesAt + 2),
+                    (int) word(r, valuesAt + 3));
         }
     }
 
     /** Keeps the key's first record in this part (tracksFirst only). */
     void first(int ref, boolean delete, long revision, long create, long ver) {
         if (!tracksFirst) throw new IllegalStateException("a table that does not track first records");
-        byte[] p = pageOf(ref);
+        long[] p = pageOf(ref);
         int at = at(ref) + firstAt;
-        LONGS.set(p, at, revision | (delete ? FIRST_DELETE : 0));
-        LONGS.set(p, at + 8, create);
-        LONGS.set(p, at + 16, ver);
+        p[at] = revision | (delete ? FIRST_DELETE : 0);
+        p[at + 1] = create;
+        p[at + 2] = ver;
     }
 
     boolean firstDelete(int ref) {
@@ -314,11 +342,11 @@ final class KeyTable {
     }
 
     long firstCreateRevision(int ref) {
-        return word(ref, firstAt + 8);
+        return word(ref, firstAt + 1);
     }
 
     long firstVersion(int ref) {
-        return word(ref, firstAt + 16);
+        return word(ref, firstAt + 2);
     }
 
     /** The first entry's ref, or -1 when the table is empty; entries are in the order they were inserted. */
@@ -329,8 +357,8 @@ final class KeyTable {
     /** The ref of the entry after {@code ref}, or -1 after the last. */
     int next(int ref) {
         int p = ref >>> OFFSET_BITS;
-        int at = at(ref) + header + ((keyLength(ref) + 7) & ~7);
-        return at < pageUsed[p] ? (p << OFFSET_BITS) | (at >>> 3) : firstIn(p + 1);
+        int at = at(ref) + header + words(keyLength(ref));
+        return at < pageUsed[p] ? (p << OFFSET_BITS) | at : firstIn(p + 1);
     }
 
     /** The first entry in page {@code p} or a later one (a page is left empty when the first key is too large for it). */
