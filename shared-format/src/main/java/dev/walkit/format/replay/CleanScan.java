@@ -128,7 +128,7 @@ public final class CleanScan {
                     break;
                 }
             }
-                if (p.irregularity() != null && !p.endedAsAPart()) stop.set(true);
+            if (p.irregularity() != null && !p.endedAsAPart()) stop.set(true);
             return new Half(start < 0 ? file.size() : start, p);
         } catch (IOException e) {
             stop.set(true);
