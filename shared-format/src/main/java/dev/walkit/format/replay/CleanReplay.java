@@ -214,24 +214,14 @@ public final class CleanReplay {
             if (later.firstTxnRevision <= revision && (transactions > 0 || marker)) return irregular("revision regression at the join");
         }
         KeyTable b = later.keys;
-        int live = keys.liveCount();
+        long live = keys.liveCount();
         long added = 0;
         for (int s = b.first(); s >= 0; s = b.next(s)) {
-            int a = keys.lookup(b, s);
-            boolean wasLive = a >= 0 && keys.live(a);
-            if (asStored) {
-                // rule breaks are applied as stored: nothing to check
-            } else if (b.firstDelete(s)) {
-                if (!wasLive) return irregular("delete of an absent key after the join");
-            } else {
-                long expectCreate = wasLive ? keys.createRevision(a) : b.firstRevision(s);
-                long expectVersion = wasLive ? keys.version(a) + 1 : 1;
-                if (b.firstCreateRevision(s) != expectCreate || b.firstVersion(s) != expectVersion) {
-                    return irregular("version mismatch after the join");
-                }
-            }
-            live += (b.live(s) ? 1 : 0) - (wasLive ? 1 : 0);
-            if (a < 0) added++;
+            int r = checkKey(b, s);
+            if (r == BROKEN_DELETE) return irregular("delete of an absent key after the join");
+            if (r == BROKEN_VERSION) return irregular("version mismatch after the join");
+            live += (r & LIVE_NOW) - ((r & WAS_LIVE) >> 1);
+            added += (r & ADDED) >> 2;
         }
         joinedLive = live;
         joinedKeys = keys.size() + added;
@@ -248,6 +238,33 @@ public final class CleanReplay {
         }
         joinedWith = later;
         return true;
+    }
+
+    private static final int LIVE_NOW = 1;
+    private static final int WAS_LIVE = 2;
+    private static final int ADDED = 4;
+    private static final int BROKEN_DELETE = 8;
+    private static final int BROKEN_VERSION = 16;
+
+    /**
+     * The later part's key {@code s} checked against this part's state: {@link #LIVE_NOW}, {@link #WAS_LIVE}
+     * and {@link #ADDED} bits, or the rule it breaks. A method of its own, called once a key, so that it is
+     * compiled after a few hundred keys; as the body of the join's loop it ran interpreted until the loop
+     * had gone round tens of thousands of times (on-stack replacement).
+     */
+    private int checkKey(KeyTable b, int s) {
+        int a = keys.lookup(b, s);
+        boolean wasLive = a >= 0 && keys.live(a);
+        if (asStored) {
+            // rule breaks are applied as stored: nothing to check
+        } else if (b.firstDelete(s)) {
+            if (!wasLive) return BROKEN_DELETE;
+        } else {
+            long expectCreate = wasLive ? keys.createRevision(a) : b.firstRevision(s);
+            long expectVersion = wasLive ? keys.version(a) + 1 : 1;
+            if (b.firstCreateRevision(s) != expectCreate || b.firstVersion(s) != expectVersion) return BROKEN_VERSION;
+        }
+        return (b.live(s) ? LIVE_NOW : 0) | (wasLive ? WAS_LIVE : 0) | (a < 0 ? ADDED : 0);
     }
 
     /** The store's revision after the replay: the last transaction's, or the compact revision (as {@link Replayer#revision()}). */
