@@ -46,6 +46,10 @@ thp() { JAVA_OPTS=-XX:+PrintFlagsFinal "$work/prefix/bin/walverify" -q "$1" 2>/d
 truncate -s 65M "$work/big.wal"
 [ "$(thp "$work/big.wal")" = true ] || fail "walverify on a 65 MiB input does not ask for huge pages"
 [ "$(thp "$work/junk")" = false ] || fail "walverify on a small input asks for huge pages"
+# The JIT directives given for a large input print nothing: standard output is the tool's alone (here
+# nothing at all: the sparse file is not a WAL, which is said on stderr).
+set +e; "$work/prefix/bin/walverify" --json "$work/big.wal" > "$work/out" 2>/dev/null; set -e
+[ ! -s "$work/out" ] || fail "walverify --json on a 65 MiB input wrote what is not its own: $(head -c 200 "$work/out")"
 # and a 1 GiB young generation (no collection during a 2 GiB replay), given 8 GiB of memory and no heap size in JAVA_OPTS.
 newsize() { JAVA_OPTS="-XX:+PrintFlagsFinal ${2:-}" "$work/prefix/bin/walverify" -q "$1" 2>/dev/null | awk '$2 == "NewSize" {print $4}'; }
 mem_kb=$(awk '$1 == "MemTotal:" {print $2}' /proc/meminfo)
