@@ -214,18 +214,29 @@ final class KeyTable {
     int lookup(KeyTable other, int otherRef) {
         long w = other.word(otherRef, 0) & ~LIVE;
         int h = (int) w;
-        int words = words((int) (w >>> 32));
         long[] from = other.pageOf(otherRef);
         int fromAt = at(otherRef) + other.header;
         int mask = index.length - 1;
         for (int i = h & mask; ; i = (i + 1) & mask) {
             long x = index[i];
             if (x == 0) return -1;
-            if ((int) x != h) continue;
             int ref = (int) (x >>> 32);
-            int at = at(ref) + header;
-            if ((word(ref, 0) & ~LIVE) == w && Arrays.equals(pageOf(ref), at, at + words, from, fromAt, fromAt + words)) return ref;
+            // As in find: one branch for "not this key" (see there).
+            long differs = (int) x == h ? difference(ref, w, from, fromAt) : 1;
+            if (differs == 0) return ref;
         }
+    }
+
+    /** {@link #difference(int, long, ByteBuffer, int, int)} for a key held in another table's page. */
+    private long difference(int ref, long want, long[] from, int fromAt) {
+        long[] p = pages[ref >>> OFFSET_BITS];
+        int at = at(ref);
+        long word = p[at] & ~LIVE;
+        long diff = word ^ want;
+        int n = words(Math.min((int) (want >>> 32), (int) (word >>> 32)));
+        at += header;
+        for (int k = 0; k < n; k++) diff |= p[at + k] ^ from[fromAt + k];
+        return diff;
     }
 
     /** Byte {@code i} of the key {@code ref}. */

@@ -91,6 +91,13 @@ class KeyTableTest {
         assertFalse(t.live(b));
         assertEquals(a, find(t, pair[0]));
         assertEquals(b, find(t, pair[1]));
+        // And across tables: the other key of the same hash is not this one.
+        KeyTable only0 = new KeyTable(false, false);
+        find(only0, pair[0]);
+        KeyTable only1 = new KeyTable(true, false);
+        int r1 = find(only1, pair[1]);
+        assertEquals(-1, only0.lookup(only1, r1));
+        assertEquals(b, t.lookup(only1, r1), "found as the key of its own bytes, not the other");
     }
 
     @Test
