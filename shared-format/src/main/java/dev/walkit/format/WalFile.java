@@ -225,21 +225,10 @@ public final class WalFile implements Closeable {
             crc.update(d);
             return;
         }
-        if (aux == null) aux = ByteBuffer.allocateDirect(AUX).order(ByteOrder.LITTLE_ENDIAN);
-        long pos = from;
-        try {
-            while (pos < to) {
-                ByteBuffer b = aux.clear().limit((int) Math.min(AUX, to - pos));
-                while (b.hasRemaining()) {
-                    int n = channel.read(b, pos + b.position());
-                    if (n < 0) throw new IOException("unexpected end of file");
-                }
-                b.flip();
-                pos += b.remaining();
-                crc.update(b);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(new IOException(path + ": read failed at offset " + pos + ": " + e.getMessage(), e));
+        for (long pos = from; pos < to; ) {
+            int n = (int) Math.min(AUX, to - pos);
+            crc.update(peek(pos, n));
+            pos += n;
         }
     }
 
