@@ -164,8 +164,8 @@ final class KeyTable {
      * compiles a boolean result to one). The bytes compared are as many as the shorter key has.
      */
     private long difference(int ref, long want, ByteBuffer buf, int index, int length) {
-        long[] p = pages[ref >>> OFFSET_BITS];
-        int at = ref & (MAX_PAGE - 1);
+        long[] p = pageOf(ref);
+        int at = at(ref);
         long word = p[at] & ~LIVE;
         long diff = word ^ want;
         int n = Math.min(length, (int) (word >>> 32));
@@ -229,7 +229,7 @@ final class KeyTable {
 
     /** {@link #difference(int, long, ByteBuffer, int, int)} for a key held in another table's page. */
     private long difference(int ref, long want, long[] from, int fromAt) {
-        long[] p = pages[ref >>> OFFSET_BITS];
+        long[] p = pageOf(ref);
         int at = at(ref);
         long word = p[at] & ~LIVE;
         long diff = word ^ want;
@@ -239,8 +239,8 @@ final class KeyTable {
         return diff;
     }
 
-    /** Byte {@code i} of the key {@code ref}. */
-    private int keyByte(long[] p, int keyAt, int i) {
+    /** Byte {@code i} of the key whose words start at {@code p[keyAt]}. */
+    private static int keyByte(long[] p, int keyAt, int i) {
         return (int) (p[keyAt + (i >>> 3)] >>> ((i & 7) << 3)) & 0xFF;
     }
 

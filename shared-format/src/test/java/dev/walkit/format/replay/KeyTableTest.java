@@ -28,13 +28,16 @@ class KeyTableTest {
         return t.find(at3(key), 3, key.length);
     }
 
+    /**
+     * Key {@code i}, unique: lengths 0 to 12 first (one key each, told apart by length: no full 8-byte word,
+     * or one and a tail), then "/registry/k/i" padded to {@code i % 101} bytes when that is longer, so that
+     * keys end at every offset of an 8-byte word.
+     */
     static byte[] key(int i) {
-        // lengths 0 to 100, so that keys end at every offset of an 8-byte word
-        String s = "/registry/k/" + i;
-        int len = i % 101;
-        StringBuilder b = new StringBuilder(s);
-        while (b.length() < len) b.append((char) ('a' + (b.length() % 26)));
-        return (len < s.length() ? s : b.toString()).getBytes(StandardCharsets.US_ASCII);
+        if (i < 13) return "/registry/ab".substring(0, i).getBytes(StandardCharsets.US_ASCII);
+        StringBuilder b = new StringBuilder("/registry/k/" + i);
+        while (b.length() < i % 101) b.append((char) ('a' + (b.length() % 26)));
+        return b.toString().getBytes(StandardCharsets.US_ASCII);
     }
 
     @Test
@@ -74,13 +77,18 @@ class KeyTableTest {
 
     @Test
     void keysWithTheSameHashAreTwoKeys() {
+        // 19-byte keys that differ only in their last 3 bytes, past the last full 8-byte word: the part
+        // compared apart from the words.
         Map<Integer, byte[]> byHash = new HashMap<>();
         byte[][] pair = null;
         for (int i = 0; pair == null; i++) {
-            byte[] k = ("/registry/pods/ns/p-" + i).getBytes(StandardCharsets.US_ASCII);
+            byte[] k = "/registry/pods/n...".getBytes(StandardCharsets.US_ASCII);
+            k[16] = (byte) i;
+            k[17] = (byte) (i >>> 8);
+            k[18] = (byte) (i >>> 16);
             byte[] other = byHash.putIfAbsent(KeyTable.hash(ByteBuffer.wrap(k).order(ByteOrder.LITTLE_ENDIAN), 0, k.length), k);
-            if (other != null && other.length == k.length) pair = new byte[][] {other, k};
-            assertTrue(i < 5_000_000, "no two keys of the same length and hash found");
+            if (other != null) pair = new byte[][] {other, k};
+            assertTrue(i < 1 << 24, "no two keys of the same hash found");
         }
         KeyTable t = new KeyTable(false, false);
         int a = find(t, pair[0]);
