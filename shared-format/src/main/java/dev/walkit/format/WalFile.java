@@ -37,19 +37,23 @@ public final class WalFile implements Closeable {
 
     private final Path path;
     private final FileChannel channel;
-    private final long size;
+    /** The file's size when opened; for a file followed as it is written, what {@link #extendTo} last said. */
+    private long size;
+    private final boolean following;
     private final int maxFrame;
     private ByteBuffer window;
     private long windowStart;
     private long windowEnd;
     private ByteBuffer aux;
 
-    private WalFile(Path path, FileChannel channel, long size, int windowSize, int maxFrame) {
+    private WalFile(Path path, FileChannel channel, long size, boolean following, int windowSize, int maxFrame) {
         this.path = path;
         this.channel = channel;
         this.size = size;
+        this.following = following;
         this.maxFrame = maxFrame;
-        this.window = ByteBuffer.allocateDirect((int) Math.max(64, Math.min(windowSize, size))).order(ByteOrder.LITTLE_ENDIAN);
+        int capacity = following ? windowSize : (int) Math.max(64, Math.min(windowSize, size));
+        this.window = ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     /** Opens {@code path} read-only. I/O errors name the file and what failed. */
@@ -58,6 +62,19 @@ public final class WalFile implements Closeable {
     }
 
     static WalFile open(Path path, int maxRecLen, int windowSize) throws IOException {
+        return open(path, maxRecLen, windowSize, false);
+    }
+
+    /**
+     * Opens {@code path} read-only to follow it while another handle writes it: its size is 0 until
+     * {@link #extendTo} says how far the writer has written (a record boundary each time), so that a reader
+     * reaches the end of what is there, and goes on from it after the next {@code extendTo}.
+     */
+    public static WalFile follow(Path path, int maxRecLen) throws IOException {
+        return open(path, maxRecLen, DEFAULT_WINDOW, true);
+    }
+
+    private static WalFile open(Path path, int maxRecLen, int windowSize, boolean following) throws IOException {
         if (Files.isDirectory(path)) {
             throw new IOException(path + ": is a directory, not a WAL file");
         }
@@ -78,7 +95,7 @@ public final class WalFile implements Closeable {
         try {
             // v1 frames add a key of up to 64 KiB to the value: leave room for either format.
             long maxFrame = RecordLayout.recordLength(maxRecLen) + (128 << 10);
-            return new WalFile(path, ch, ch.size(), windowSize, (int) Math.min(Integer.MAX_VALUE - 64, maxFrame));
+            return new WalFile(path, ch, following ? 0 : ch.size(), following, windowSize, (int) Math.min(Integer.MAX_VALUE - 64, maxFrame));
         } catch (IOException e) {
             ch.close();
             throw new IOException(path + ": cannot read its size: " + e.getMessage(), e);
@@ -91,6 +108,16 @@ public final class WalFile implements Closeable {
 
     public long size() {
         return size;
+    }
+
+    /**
+     * For a file opened with {@link #follow}: the writer has written it up to {@code newSize} bytes, a
+     * record boundary; reads see up to there. The size never shrinks.
+     */
+    public void extendTo(long newSize) {
+        if (!following) throw new IllegalStateException(path + ": not opened to follow a writer");
+        if (newSize < size) throw new IllegalArgumentException("size " + newSize + " is below " + size);
+        size = newSize;
     }
 
     /**
@@ -127,7 +154,8 @@ public final class WalFile implements Closeable {
         if (need > window.capacity()) {
             window = ByteBuffer.allocateDirect(need).order(ByteOrder.LITTLE_ENDIAN);
         }
-        ByteBuffer b = window.clear();
+        // Never past the size: a followed file's bytes beyond it may be half-written.
+        ByteBuffer b = window.clear().limit((int) Math.max(0, Math.min(window.capacity(), size - offset)));
         long pos = offset;
         try {
             while (b.hasRemaining() && pos < size) {

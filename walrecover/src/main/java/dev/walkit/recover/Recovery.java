@@ -18,8 +18,6 @@ import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.WalWriter;
-import dev.walkit.format.replay.CleanReplay;
-import dev.walkit.format.replay.CleanScan;
 import dev.walkit.format.replay.KeyIndex;
 import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.LeaseMetadata;
@@ -46,9 +44,10 @@ import java.util.concurrent.CompletableFuture;
  * The engine behind {@code walrecover}: one streaming replay of the input under a §9 policy that
  * writes every kept transaction to a temp file inside the output directory as it is applied (records
  * copied byte-exact; a buggy CRC rewritten under {@code --accept-crc}; v1 re-encoded as v2), or, with
- * {@code --compact}, a snapshot prefix of the final state. Then: fsync, read back and verify (no
- * damage, same state digest as planned), write leases.json, rename the WAL into place, fsync the
- * directory. The input is opened read-only; a refusal writes nothing.
+ * {@code --compact}, a snapshot prefix of the final state. The file is read back and verified (no
+ * damage, same state digest as planned), hashed and forced to disk by threads that follow the writer
+ * ({@link FollowedOutput}); once it is closed and fsynced: write leases.json, rename the WAL into place,
+ * fsync the directory. The input is opened read-only; a refusal writes nothing.
  */
 public final class Recovery {
     public static final String LEASES_FILE = "leases.json";
@@ -132,7 +131,7 @@ public final class Recovery {
                     r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readThrough);
                     return r;
                 }
-                String written;
+                FollowedOutput written;
                 if (history != null) {
                     written = history.close();
                 } else {
@@ -140,22 +139,14 @@ public final class Recovery {
                     r.compactRevision = s.revision();
                 }
                 Timing.mark("close");
-                // The fsync waits on the disk: it runs while this thread computes the planned digest and
-                // reads the output back (from the page cache). Nothing is published before it returns.
-                Path synced = temp;
-                CompletableFuture<Path> fsync = Background.start("walrecover-fsync", () -> {
-                    try {
-                        AtomicOutput.fsync(synced);
-                        return synced;
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                });
-                // The planned digest (values read back from the input) on a thread of its own, while this
-                // one replays the output: they read different files and meet at the comparison.
+                // The output's followers (fsync, SHA-256, read-back) finish while the planned digest (values
+                // read back from the input) is computed on a thread of its own; nothing is published before
+                // the fsync returns.
                 CompletableFuture<String> planned = Background.start("walrecover-planned-digest",
                         () -> StateDigest.of(s.keys(), s.revision(), in::readThrough));
-                String outputDigest = outputDigest(temp);
+                String outputDigest = written.stateDigest();
+                // The light replay did not take the output: the full replay says what is wrong with it.
+                if (outputDigest == null) outputDigest = fullReadBack(temp);
                 Timing.mark("verify");
                 r.stateDigest = Background.join(planned, "the planned state digest");
                 Timing.mark("planned digest");
@@ -163,13 +154,13 @@ public final class Recovery {
                     throw new IOException("the recovery WAL did not verify (nothing was published): state digest " + outputDigest
                             + " differs from the planned " + r.stateDigest);
                 }
-                Background.join(fsync, "fsync");
+                written.synced();
                 Timing.mark("fsync done");
                 AtomicOutput.writeString(outDir, LEASES_FILE, leasesJson(r.leases));
                 Timing.mark("leases written");
                 if (Files.exists(target)) AtomicOutput.keepAsBroken(target, now);
                 // The hash of the file as it was written (TrailingSha256); the read-back checked every record's CRC.
-                r.outputSha256 = written;
+                r.outputSha256 = written.sha256();
                 r.outputBytes = Files.size(temp);
                 AtomicOutput.publish(temp, target);
                 Timing.mark("published");
@@ -315,7 +306,7 @@ public final class Recovery {
 
         private final boolean v1;
 
-        private final TrailingSha256 hash;
+        private final FollowedOutput followers;
         /**
          * A run is copied when it reaches this size: the copy then goes on while the log is replayed, and the
          * SHA-256 thread hashes behind it. A log with no damage is one run; copied whole at the end, the copy
@@ -328,8 +319,8 @@ public final class Recovery {
 
         HistoryWriter(Path temp, WalFile in, boolean v1) throws IOException {
             this.out = WalWriter.create(temp);
-            this.hash = new TrailingSha256(temp);
-            out.onFlush(hash::flushed);
+            this.followers = new FollowedOutput(temp);
+            out.onFlush(followers::written);
             this.in = in;
             this.v1 = v1;
         }
@@ -346,7 +337,7 @@ public final class Recovery {
                     copy(e, keys);
                 }
             } catch (IOException ex) {
-                throw new java.io.UncheckedIOException(ex);
+                throw new UncheckedIOException(ex);
             }
         }
 
@@ -394,30 +385,32 @@ public final class Recovery {
             out.appendRaw(rec);
         }
 
-        /** Writes what is pending and closes; the caller fsyncs. Returns the file's SHA-256. */
-        String close() throws IOException {
+        /** Writes what is pending and closes (the followers fsync it, hash it, and finish reading it back). */
+        FollowedOutput close() throws IOException {
             flushPrefix();
             flushRun();
             closed = true;
             out.closeWithoutFsync();
-            return hash.finish(out.size());
+            followers.closed(out.size());
+            return followers;
         }
 
+        /** Stops the followers; closes the file if it is still open. */
         void abandon() throws IOException {
+            followers.cancel();
             if (!closed) {
                 closed = true;
-                hash.cancel();
-                out.close();
+                out.closeWithoutFsync();
             }
         }
     }
 
-    /** Writes the snapshot form of the state; returns the file's SHA-256. */
-    private static String writeSnapshot(Path temp, WalFile in, Replayer s) throws IOException {
+    /** Writes the snapshot form of the state (the followers fsync it, hash it, and finish reading it back). */
+    private static FollowedOutput writeSnapshot(Path temp, WalFile in, Replayer s) throws IOException {
         List<KeyState> live = s.keys().sortedLive();
         WalWriter w = WalWriter.create(temp);
-        TrailingSha256 hash = new TrailingSha256(temp);
-        w.onFlush(hash::flushed);
+        FollowedOutput followers = new FollowedOutput(temp);
+        w.onFlush(followers::written);
         try {
             w.append(RecordEncoder.snapshotMarker(s.revision(), live.size()));
             for (KeyState k : live) {
@@ -425,24 +418,23 @@ public final class Recovery {
                         in.read(k.valueOffset(), k.valueLength()), k.lease()));
             }
         } catch (IOException | RuntimeException e) {
-            hash.cancel();
+            followers.cancel();
             throw e;
         } finally {
-            w.closeWithoutFsync();  // the caller fsyncs
+            w.closeWithoutFsync();
         }
-        return hash.finish(w.size());
+        followers.closed(w.size());
+        return followers;
     }
 
     /**
-     * Replays the written output: it must have no damage, incomplete transaction, revision regression or
-     * truncated snapshot; returns its state digest, for the caller to compare with the plan. The light
-     * replay ({@link CleanReplay}) first; anything it does not take, {@link Replayer} replays and names.
+     * Replays the written output in full, when the light read-back ({@link TrailingVerify}) did not take it:
+     * it must have no damage, incomplete transaction, revision regression or truncated snapshot; returns
+     * its state digest, for the caller to compare with the plan, or names what is wrong.
      */
-    private static String outputDigest(Path temp) throws IOException {
+    private static String fullReadBack(Path temp) throws IOException {
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(temp, ro.maxRecLen())) {
-            CleanReplay light = CleanScan.scan(f, ro, CleanReplay.forDigest(), CleanScan.MIN_SPLIT);
-            if (light.irregularity() == null) return light.digest(f::readThrough);
             Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
             List<String> problems = new ArrayList<>();
             if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));

@@ -23,8 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * The read-back's light replay (CleanScan with CleanReplay.forDigest), in one pass and in two halves,
- * gives the state digest Replayer's state gives: for clean and compacted logs, and for logs with the
+ * The light replay for a digest (CleanReplay.forDigest), in one pass as the read-back runs it
+ * (TrailingVerify) and in two halves (CleanScan), gives the state digest Replayer's state gives: for clean and compacted logs, and for logs with the
  * single-record rule breaks a salvaged log can carry (applied as stored), in either half.
  */
 class ReadBackTest {

@@ -25,25 +25,28 @@ class TrailingSha256Test {
         new Random(7).nextBytes(all);
         long size = 0;
         try (OutputStream out = Files.newOutputStream(f)) {
-            TrailingSha256 hash = new TrailingSha256(f);
+            WriteProgress progress = new WriteProgress();
+            TrailingSha256 hash = new TrailingSha256(f, progress);
             Random r = new Random(8);
             while (size < all.length) {
                 int n = (int) Math.min(all.length - size, 1 + r.nextInt(700_000));
                 out.write(all, (int) size, n);
                 out.flush();
                 size += n;
-                hash.flushed(size);
+                progress.written(size);
             }
-            assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(all)), hash.finish(size));
+            progress.close(size);
+            assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(all)), hash.result());
         }
     }
 
     @Test
     void anAbandonedFileIsNotHashed() throws Exception {
         Path f = Files.write(dir.resolve("out"), new byte[1 << 20]);
-        TrailingSha256 hash = new TrailingSha256(f);
-        hash.flushed(1 << 20);
-        hash.cancel();
-        assertThrows(java.util.concurrent.CancellationException.class, () -> hash.finish(1 << 20));
+        WriteProgress progress = new WriteProgress();
+        TrailingSha256 hash = new TrailingSha256(f, progress);
+        progress.written(1 << 20);
+        progress.cancel();
+        assertThrows(java.util.concurrent.CancellationException.class, hash::result);
     }
 }

@@ -1,0 +1,57 @@
+package dev.walkit.recover;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * A recovery WAL being written, and the threads that follow it behind the writer: its SHA-256
+ * ({@link TrailingSha256}), its read-back ({@link TrailingVerify}) and its writeback ({@link TrailingSync}).
+ * When the writer closes it, each has little left to do.
+ */
+final class FollowedOutput {
+    private final WriteProgress progress = new WriteProgress();
+    private final TrailingSha256 sha256;
+    private final TrailingVerify readBack;
+    private final TrailingSync sync;
+
+    FollowedOutput(Path file) {
+        this(file, TrailingSync.STEP);
+    }
+
+    /** With the data forced to disk each {@code syncStep} bytes written. */
+    FollowedOutput(Path file, long syncStep) {
+        sha256 = new TrailingSha256(file, progress);
+        readBack = new TrailingVerify(file, progress);
+        sync = new TrailingSync(file, progress, syncStep);
+    }
+
+    /** The writer has written the file up to {@code size} bytes, a record boundary (for {@code WalWriter.onFlush}). */
+    void written(long size) {
+        progress.written(size);
+    }
+
+    /** The writer closed the file at {@code size} bytes. */
+    void closed(long size) {
+        progress.close(size);
+    }
+
+    /** The file is abandoned: the followers stop. */
+    void cancel() {
+        progress.cancel();
+    }
+
+    /** The SHA-256 of the closed file. */
+    String sha256() throws IOException {
+        return sha256.result();
+    }
+
+    /** The state digest the closed file replays to, or null when the light replay did not take it. */
+    String stateDigest() throws IOException {
+        return readBack.result();
+    }
+
+    /** Waits until the closed file is fsynced. */
+    void synced() throws IOException {
+        sync.result();
+    }
+}
