@@ -59,6 +59,18 @@ fi
 [ "$(newsize "$work/junk")" != 1073741824 ] || fail "walverify on a small input sets a 1 GiB young generation"
 [ "$(newsize "$work/big.wal" -Xmx300m)" != 1073741824 ] || fail "walverify sets -Xmn over a JAVA_OPTS heap size"
 
+# walkit-install made class-data sharing archives for the distribution where it is: the tool's classes
+# come from its archive. After a jar changes, the archive no longer matches: the JVM says nothing on
+# standard output (a --json document stays the tool's alone) and loads the classes from the jars.
+echo "$out" | grep -q "class-data sharing archives in $dist/cds: walverify waldoctor walrecover" \
+  || fail "walkit-install made no class-data sharing archives: $out"
+from_archive() { JAVA_OPTS=-Xlog:class+load=info:file="$work/classes" "$work/prefix/bin/walverify" -q "$small" && grep -c "dev.walkit.format.WalReader source: shared objects file (top)" "$work/classes"; }
+[ "$(from_archive)" = 1 ] || fail "walverify does not load its classes from its class-data sharing archive"
+touch "$dist"/lib/shared-format-*.jar
+[ "$(from_archive)" = 0 ] || fail "walverify loads classes from an archive its jars no longer match"
+"$work/prefix/bin/walverify" --json "$small" > "$work/out" 2>"$work/err" || fail "walverify --json after a jar changed: $(cat "$work/err")"
+[ "$(head -c 1 "$work/out")" = "{" ] && [ ! -s "$work/err" ] || fail "walverify --json after a jar changed printed: $(head -c 300 "$work/out") / $(cat "$work/err")"
+
 # walmigrate loads SQLite from lib/native, not by extracting it into a temp dir (here one that cannot exist):
 # SQLite itself answers that an empty file has no kine table.
 : > "$work/empty.db"
