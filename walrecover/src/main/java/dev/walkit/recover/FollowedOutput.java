@@ -1,7 +1,10 @@
 package dev.walkit.recover;
 
+import dev.walkit.format.Background;
+
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A recovery WAL being written, and the threads that follow it behind the writer: its SHA-256
@@ -10,9 +13,9 @@ import java.nio.file.Path;
  */
 final class FollowedOutput {
     private final WriteProgress progress = new WriteProgress();
-    private final TrailingSha256 sha256;
-    private final TrailingVerify readBack;
-    private final TrailingSync sync;
+    private final CompletableFuture<String> sha256;
+    private final CompletableFuture<String> readBack;
+    private final CompletableFuture<Void> sync;
 
     FollowedOutput(Path file) {
         this(file, TrailingSync.STEP);
@@ -20,9 +23,9 @@ final class FollowedOutput {
 
     /** With the data forced to disk each {@code syncStep} bytes written. */
     FollowedOutput(Path file, long syncStep) {
-        sha256 = new TrailingSha256(file, progress);
-        readBack = new TrailingVerify(file, progress);
-        sync = new TrailingSync(file, progress, syncStep);
+        sha256 = Background.start("walrecover-sha256", () -> TrailingSha256.run(file, progress));
+        readBack = Background.start("walrecover-read-back", () -> TrailingVerify.run(file, progress));
+        sync = Background.start("walrecover-fsync", () -> TrailingSync.run(file, progress, syncStep));
     }
 
     /** The writer has written the file up to {@code size} bytes, a record boundary (for {@code WalWriter.onFlush}). */
@@ -42,16 +45,16 @@ final class FollowedOutput {
 
     /** The SHA-256 of the closed file. */
     String sha256() throws IOException {
-        return sha256.result();
+        return Background.join(sha256, "the output's SHA-256");
     }
 
     /** The state digest the closed file replays to, or null when the light replay did not take it. */
     String stateDigest() throws IOException {
-        return readBack.result();
+        return Background.join(readBack, "the read-back of the output");
     }
 
     /** Waits until the closed file is fsynced. */
     void synced() throws IOException {
-        sync.result();
+        Background.join(sync, "fsync");
     }
 }

@@ -1,7 +1,5 @@
 package dev.walkit.recover;
 
-import dev.walkit.format.Background;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -11,27 +9,19 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 
 /**
- * The SHA-256 of a file as it is written: a thread reads it back (from the page cache) behind the
- * writer, up to what the writer has written ({@link WriteProgress}), so that the hash costs the writing
- * thread nothing and is ready when the file is closed. It is the hash of the bytes in the file, not of a
+ * The SHA-256 of a file as it is written: a thread ({@link FollowedOutput}) reads it back (from the page
+ * cache) behind the writer, up to what the writer has written ({@link WriteProgress}), so that the hash
+ * costs the writing thread nothing and is ready when the file is closed. It is the hash of the bytes in the file, not of a
  * buffer.
  */
 final class TrailingSha256 {
-    private final CompletableFuture<String> result;
-
-    TrailingSha256(Path file, WriteProgress progress) {
-        result = Background.start("walrecover-sha256", () -> run(file, progress));
+    private TrailingSha256() {
     }
 
-    /** The hash of the whole file, once the writer has closed it. */
-    String result() throws IOException {
-        return Background.join(result, "the output's SHA-256");
-    }
-
-    private static String run(Path file, WriteProgress progress) {
+    /** Reads {@code file} behind its writer until the writer closes it; returns the hash of all of it. */
+    static String run(Path file, WriteProgress progress) {
         try (InputStream in = Files.newInputStream(file)) {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[1 << 20];

@@ -1,6 +1,5 @@
 package dev.walkit.recover;
 
-import dev.walkit.format.Background;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
@@ -13,12 +12,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 
 /**
- * The read-back of a recovery WAL as it is written: a thread reads the file (from the page cache, through
- * a handle of its own) behind the writer, up to what the writer has written ({@link WriteProgress}: a
- * record boundary each time), and replays it with the light replay ({@link CleanReplay}). When the writer
+ * The read-back of a recovery WAL as it is written: a thread ({@link FollowedOutput}) reads the file (from
+ * the page cache, through a handle of its own) behind the writer, up to what the writer has written
+ * ({@link WriteProgress}: a record boundary each time), and replays it with the light replay ({@link CleanReplay}). When the writer
  * closes the file, only its last bytes are left to read, then the state digest. Read back after the close,
  * a 2 GiB output took 1.7 s more, on both cores.
  *
@@ -26,18 +24,11 @@ import java.util.concurrent.CompletableFuture;
  * it (damage, an incomplete transaction, ...): the caller then replays the file in full to say why.
  */
 final class TrailingVerify {
-    private final CompletableFuture<String> result;
-
-    TrailingVerify(Path file, WriteProgress progress) {
-        result = Background.start("walrecover-read-back", () -> run(file, progress));
+    private TrailingVerify() {
     }
 
-    /** Once the writer has closed the file: the state digest of all of it, or null (see above). */
-    String result() throws IOException {
-        return Background.join(result, "the read-back of the output");
-    }
-
-    private static String run(Path path, WriteProgress progress) {
+    /** Reads {@code path} behind its writer until the writer closes it; returns its state digest, or null (above). */
+    static String run(Path path, WriteProgress progress) {
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile file = WalFile.follow(path, ro.maxRecLen())) {
             WalReader reader = new WalReader(file, ro);

@@ -1,5 +1,6 @@
 package dev.walkit.recover;
 
+import dev.walkit.format.Background;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -9,6 +10,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -26,7 +28,7 @@ class TrailingSha256Test {
         long size = 0;
         try (OutputStream out = Files.newOutputStream(f)) {
             WriteProgress progress = new WriteProgress();
-            TrailingSha256 hash = new TrailingSha256(f, progress);
+            CompletableFuture<String> hash = Background.start("test-sha256", () -> TrailingSha256.run(f, progress));
             Random r = new Random(8);
             while (size < all.length) {
                 int n = (int) Math.min(all.length - size, 1 + r.nextInt(700_000));
@@ -36,7 +38,7 @@ class TrailingSha256Test {
                 progress.written(size);
             }
             progress.close(size);
-            assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(all)), hash.result());
+            assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(all)), Background.join(hash, "the hash"));
         }
     }
 
@@ -44,9 +46,9 @@ class TrailingSha256Test {
     void anAbandonedFileIsNotHashed() throws Exception {
         Path f = Files.write(dir.resolve("out"), new byte[1 << 20]);
         WriteProgress progress = new WriteProgress();
-        TrailingSha256 hash = new TrailingSha256(f, progress);
+        CompletableFuture<String> hash = Background.start("test-sha256", () -> TrailingSha256.run(f, progress));
         progress.written(1 << 20);
         progress.cancel();
-        assertThrows(java.util.concurrent.CancellationException.class, hash::result);
+        assertThrows(java.util.concurrent.CancellationException.class, () -> Background.join(hash, "the hash"));
     }
 }
