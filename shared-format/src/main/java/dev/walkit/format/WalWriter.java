@@ -34,7 +34,12 @@ public final class WalWriter implements Closeable {
         }
     }
 
-    /** Told the file's size after each write to it: for a reader that follows the file as it grows. */
+    /**
+     * Told the file's size after each write to it: for a reader that follows the file as it grows
+     * ({@link WalFile#follow}). Each size is a record boundary: the buffer is written whole, and holds
+     * whole records only (a record that does not fit is appended after the flush), as long as the caller
+     * appends whole records through {@link #appendRaw} and {@link #appendFrom}.
+     */
     public void onFlush(java.util.function.LongConsumer sizeWritten) {
         this.onFlush = sizeWritten;
     }

@@ -7,8 +7,12 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -58,6 +62,49 @@ class WalFileFollowTest {
     private static RecordView assertInstanceOfRecord(ReadResult x) {
         assertTrue(x instanceof RecordView, () -> "damage where a record was written: " + x);
         return (RecordView) x;
+    }
+
+    /** What a follower is told ({@link WalWriter#onFlush}) is always where a record ends: it never sees half of one. */
+    @Test
+    void theWriterTellsRecordBoundariesOnly() throws Exception {
+        LogBuilder source = LogBuilder.puts(3000);
+        Path runs = LogBuilder.write(dir, "runs", source.bytes());
+        Path p = dir.resolve("wal");
+        List<Long> told = new ArrayList<>();
+        Random r = new Random(5);
+        RecordEncoder encoder = new RecordEncoder();
+        try (WalFile src = WalFile.open(runs, 1 << 20); WalWriter w = WalWriter.create(p)) {
+            w.onFlush(told::add);
+            int copied = 0;
+            for (int i = 1; i <= 400; i++) {
+                // Values of up to 1.5 MiB: some records do not fit the writer's 1 MiB buffer.
+                byte[] value = new byte[r.nextInt(10) == 0 ? r.nextInt(3 << 19) : r.nextInt(5000)];
+                KeyValue kv = KeyValue.put(("/registry/k/" + i).getBytes(StandardCharsets.UTF_8), i, i, 1, value, 0);
+                switch (i % 3) {
+                    case 0 -> w.append(kv);
+                    case 1 -> w.appendRaw(encoder.encode(kv));
+                    default -> {
+                        // A run of whole records copied from another log, as walrecover copies kept records.
+                        int n = 1 + r.nextInt(20);
+                        long from = source.offset(copied);
+                        long to = source.offset(copied + n - 1) + source.length(copied + n - 1);
+                        w.appendFrom(src, from, to - from);
+                        copied += n;
+                    }
+                }
+            }
+        }
+        Set<Long> ends = new HashSet<>();
+        ReaderOptions ro = ReaderOptions.defaults();
+        try (WalFile f = WalFile.open(p, ro.maxRecLen())) {
+            WalReader reader = new WalReader(f, ro);
+            for (ReadResult x; (x = reader.next()) != null; ) {
+                RecordView v = assertInstanceOfRecord(x);
+                ends.add(v.offset() + v.length());
+            }
+        }
+        assertTrue(told.size() > 100, "only " + told.size() + " sizes told");
+        for (long size : told) assertTrue(ends.contains(size), "told " + size + ", not where a record ends");
     }
 
     @Test
