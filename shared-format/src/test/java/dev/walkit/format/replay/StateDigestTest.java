@@ -1,19 +1,25 @@
 package dev.walkit.format.replay;
 
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The state digest: the same for the same state in any key order, different when any fact differs. */
 class StateDigestTest {
@@ -39,6 +45,42 @@ class StateDigestTest {
         one[31] = 1;
         StateDigest.add(sum, one);
         assertEquals(List.of(0L, 0L, 0L, 1L), List.of(sum[0], sum[1], sum[2], sum[3]));
+    }
+
+    @Property
+    void sortByOffsetOrdersByOffsetAndKeepsEveryEntry(@ForAll("offsets") long[] offsets) {
+        long[] packed = new long[offsets.length];
+        for (int i = 0; i < offsets.length; i++) packed[i] = (offsets[i] << 24) | i;
+        long[] expected = packed.clone();
+        Arrays.sort(expected);
+        StateDigest.sortByOffset(packed);
+        assertArrayEquals(expected, packed);
+    }
+
+    @Provide
+    Arbitrary<long[]> offsets() {
+        // Small, mid-sized and large offsets, up to the 2^39 the packing allows, so that each of the three passes
+        // sorts (or is skipped when all share its digit).
+        Arbitrary<Long> offset = Arbitraries.oneOf(Arbitraries.longs().between(0, 1L << 13),
+                Arbitraries.longs().between(0, 1L << 26), Arbitraries.longs().between(0, (1L << 39) - 1));
+        return offset.array(long[].class).ofMaxSize(2000);
+    }
+
+    @Test
+    void valuesAreReadInFileOrder() {
+        List<Entry> s = new ArrayList<>(state(5000));
+        Collections.shuffle(s, new Random(5));
+        long[] last = {-1};
+        int[] reads = {0};
+        StateDigest.Builder b = new StateDigest.Builder();
+        for (Entry e : s) b.add(e.key(), e.create(), e.mod(), e.version(), e.lease(), e.offset() * 1_000_000L, e.length());
+        b.digest(7, (offset, length) -> {
+            assertTrue(offset > last[0], "value at " + offset + " read after " + last[0]);
+            last[0] = offset;
+            reads[0]++;
+            return new byte[length];
+        });
+        assertEquals(5000, reads[0]);
     }
 
     /** A live key and its facts; its value is read back as "value at OFFSET". */
