@@ -11,8 +11,8 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * bin/_launch names methods in JIT directives (CompileCommand=dontinline): a name that no longer exists
- * would be ignored by the JVM without a word, and the speed it bought lost.
+ * bin/_launch names methods in JIT directives (CompileCommand=dontinline, and a JDK method compiled sooner):
+ * a name that no longer exists would be ignored by the JVM without a word, and the speed it bought lost.
  */
 class LauncherJitTest {
     @Test
@@ -28,5 +28,16 @@ class LauncherJitTest {
             assertTrue(Arrays.stream(c.getDeclaredMethods()).anyMatch(x -> x.getName().equals(cm[1])), c.getName() + " has no method " + cm[1]);
         }
         assertTrue(launcher.indexOf("-XX:CompileCommand=quiet") < launcher.indexOf("-XX:CompileCommand=dontinline"), "quiet comes first");
+        assertTrue(launcher.indexOf("-XX:CompileCommand=quiet") < launcher.indexOf("-XX:CompileCommand=option"), "quiet comes first");
+    }
+
+    @Test
+    void theJdkMethodItCompilesSoonerExists() throws Exception {
+        String launcher = Files.readString(Path.of("..", "bin", "_launch"));
+        Matcher m = Pattern.compile("\\n\\s*sha_jit=\"([^\":]+)::([^\"]+)\"").matcher(launcher);
+        assertTrue(m.find(), "bin/_launch has no sha_jit=\"...\"");
+        Class<?> c = Class.forName(m.group(1));
+        String name = m.group(2);
+        assertTrue(Arrays.stream(c.getDeclaredMethods()).anyMatch(x -> x.getName().equals(name)), c.getName() + " has no method " + name);
     }
 }
