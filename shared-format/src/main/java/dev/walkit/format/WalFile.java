@@ -181,18 +181,22 @@ public final class WalFile implements Closeable {
     public byte[] read(long offset, int length) {
         if (offset >= windowStart && offset + length <= windowEnd) return Bytes.copy(window, (int) (offset - windowStart), length);
         byte[] out = new byte[length];
-        ByteBuffer b = ByteBuffer.wrap(out);
-        long pos = offset;
+        readFully(ByteBuffer.wrap(out), offset);
+        return out;
+    }
+
+    /** Fills {@code b} (from its position to its limit) with the file's bytes from {@code offset}. */
+    private void readFully(ByteBuffer b, long offset) {
+        int start = b.position();
         try {
             while (b.hasRemaining()) {
-                int n = channel.read(b, pos);
+                int n = channel.read(b, offset + b.position() - start);
                 if (n < 0) throw new IOException("unexpected end of file");
-                pos += n;
             }
         } catch (IOException e) {
-            throw new UncheckedIOException(new IOException(path + ": read of " + length + " bytes at offset " + offset + " failed: " + e.getMessage(), e));
+            throw new UncheckedIOException(new IOException(path + ": read of " + (b.limit() - start) + " bytes at offset " + offset + " failed: "
+                    + e.getMessage(), e));
         }
-        return out;
     }
 
     /**
@@ -234,14 +238,7 @@ public final class WalFile implements Closeable {
         }
         if (aux == null) aux = ByteBuffer.allocateDirect(AUX).order(ByteOrder.LITTLE_ENDIAN);
         ByteBuffer b = aux.clear().limit(length);
-        try {
-            while (b.hasRemaining()) {
-                int n = channel.read(b, offset + b.position());
-                if (n < 0) throw new IOException("unexpected end of file");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(new IOException(path + ": read of " + length + " bytes at offset " + offset + " failed: " + e.getMessage(), e));
-        }
+        readFully(b, offset);
         return b.flip();
     }
 
