@@ -78,26 +78,32 @@ public final class StateDigest {
         private int[] byValueOffset() {
             int[] order = new int[n];
             // (offset, index) packed for a primitive sort: offsets below 2^39 (512 GiB), keys below 2^24.
-            boolean packable = n < (1 << 24);
-            for (int i = 0; i < n && packable; i++) packable = facts[i * FACTS + 4] < (1L << 39);
+            boolean packable = n < (1 << INDEX_BITS);
+            for (int i = 0; i < n && packable; i++) packable = facts[i * FACTS + 4] < (1L << OFFSET_BITS);
             if (!packable) {
                 for (int i = 0; i < n; i++) order[i] = i;
                 return order;
             }
             long[] packed = new long[n];
-            for (int i = 0; i < n; i++) packed[i] = (facts[i * FACTS + 4] << 24) | i;
+            for (int i = 0; i < n; i++) packed[i] = (facts[i * FACTS + 4] << INDEX_BITS) | i;
             sortByOffset(packed);
-            for (int i = 0; i < n; i++) order[i] = (int) (packed[i] & 0xFF_FFFF);
+            for (int i = 0; i < n; i++) order[i] = (int) (packed[i] & ((1 << INDEX_BITS) - 1));
             return order;
         }
     }
+
+    /** A key's index in the low bits of a packed (offset, index). */
+    static final int INDEX_BITS = 24;
+    /** Its value's offset above them. */
+    static final int OFFSET_BITS = 39;
 
     /** Bits of the offset a pass of {@link #sortByOffset} sorts by. */
     private static final int DIGIT = 13;
 
     /**
-     * Sorts {@code a} (each an offset below 2^39 shifted left by 24, or'ed with an index below 2^24) by offset:
-     * a radix sort of the offset's 39 bits, {@value #DIGIT} a pass, a pass skipped when every entry has the same
+     * Sorts {@code a} (each an offset below 2^{@value #OFFSET_BITS} shifted left by {@value #INDEX_BITS}, or'ed with
+     * an index below 2^{@value #INDEX_BITS}) by offset: a radix sort of the offset's bits, {@value #DIGIT} a pass
+     * ({@value #OFFSET_BITS} is three of them), a pass skipped when every entry has the same
      * digit there. Each digest sorts once, mostly before the compiler has the sort: for 380 k live keys,
      * {@code Arrays.sort} took ≈ 110 ms of it.
      */
@@ -107,7 +113,7 @@ public final class StateDigest {
         long[] dst = new long[a.length];
         int[] start = new int[1 << DIGIT];
         int mask = (1 << DIGIT) - 1;
-        for (int shift = 24; shift < 24 + 39; shift += DIGIT) {
+        for (int shift = INDEX_BITS; shift < INDEX_BITS + OFFSET_BITS; shift += DIGIT) {
             Arrays.fill(start, 0);
             for (long x : src) start[(int) (x >>> shift) & mask]++;
             if (start[(int) (src[0] >>> shift) & mask] == src.length) continue;

@@ -50,7 +50,7 @@ class StateDigestTest {
     @Property
     void sortByOffsetOrdersByOffsetAndKeepsEveryEntry(@ForAll("offsets") long[] offsets) {
         long[] packed = new long[offsets.length];
-        for (int i = 0; i < offsets.length; i++) packed[i] = (offsets[i] << 24) | i;
+        for (int i = 0; i < offsets.length; i++) packed[i] = (offsets[i] << StateDigest.INDEX_BITS) | i;
         long[] expected = packed.clone();
         Arrays.sort(expected);
         StateDigest.sortByOffset(packed);
@@ -62,7 +62,7 @@ class StateDigestTest {
         // Small, mid-sized and large offsets, up to the 2^39 the packing allows, so that each of the three passes
         // sorts (or is skipped when all share its digit).
         Arbitrary<Long> offset = Arbitraries.oneOf(Arbitraries.longs().between(0, 1L << 13),
-                Arbitraries.longs().between(0, 1L << 26), Arbitraries.longs().between(0, (1L << 39) - 1));
+                Arbitraries.longs().between(0, 1L << 26), Arbitraries.longs().between(0, (1L << StateDigest.OFFSET_BITS) - 1));
         return offset.array(long[].class).ofMaxSize(2000);
     }
 
