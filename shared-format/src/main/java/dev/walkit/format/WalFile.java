@@ -185,8 +185,8 @@ public final class WalFile implements Closeable {
         return out;
     }
 
-    /** Fills {@code b} (from its position to its limit) with the file's bytes from {@code offset}. */
-    private void readFully(ByteBuffer b, long offset) {
+    /** Fills {@code b} (from its position to its limit) with the file's bytes from {@code offset}, without moving the window. */
+    public void readFully(ByteBuffer b, long offset) {
         int start = b.position();
         try {
             while (b.hasRemaining()) {
@@ -197,16 +197,6 @@ public final class WalFile implements Closeable {
             throw new UncheckedIOException(new IOException(path + ": read of " + (b.limit() - start) + " bytes at offset " + offset + " failed: "
                     + e.getMessage(), e));
         }
-    }
-
-    /**
-     * Copies {@code length} bytes from {@code offset} through the window, moving it: for reads in
-     * ascending offset order after a scan (values read back in file order), one large read per window
-     * instead of a system call per value. Not while a reader is using the window.
-     */
-    public byte[] readThrough(long offset, int length) {
-        if (length > maxFrame) return read(offset, length);
-        return Bytes.copy(bufferAt(offset, length), indexIn(offset), length);
     }
 
     /**

@@ -128,7 +128,7 @@ public final class Recovery {
                 r.liveKeys = s.keys().liveCount();
                 r.leases = s.leases(o.leaseTtl());
                 if (o.dryRun()) {
-                    r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readThrough);
+                    r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readFully);
                     return r;
                 }
                 FollowedOutput written;
@@ -143,7 +143,7 @@ public final class Recovery {
                 // read back from the input) is computed on a thread of its own; nothing is published before
                 // the fsync returns.
                 CompletableFuture<String> planned = Background.start("walrecover-planned-digest",
-                        () -> StateDigest.of(s.keys(), s.revision(), in::readThrough));
+                        () -> StateDigest.of(s.keys(), s.revision(), in::readFully));
                 String outputDigest = written.stateDigest();
                 // The light replay did not take the output: the full replay says what is wrong with it.
                 if (outputDigest == null) outputDigest = fullReadBack(temp);
@@ -444,7 +444,7 @@ public final class Recovery {
             if (!problems.isEmpty()) {
                 throw new IOException("the recovery WAL did not verify (nothing was published): " + String.join("; ", problems));
             }
-            return StateDigest.of(s.keys(), s.revision(), f::readThrough);
+            return StateDigest.of(s.keys(), s.revision(), f::readFully);
         }
     }
 

@@ -37,7 +37,7 @@ final class TrailingVerify {
                 file.extendTo(size);
                 if (!readOn(reader, replay, progress)) return null;
             }
-            return replay.end() ? replay.digest(file::readThrough) : null;
+            return replay.end() ? replay.digest(file::readFully) : null;
         } catch (IOException e) {
             throw new UncheckedIOException(new IOException(path + ": read back failed: " + e.getMessage(), e));
         }

@@ -53,7 +53,7 @@ class FollowedOutputTest {
             WalReader r = new WalReader(f, ro);
             for (ReadResult x; (x = r.next()) != null; ) ends.add(((RecordView) x).offset() + ((RecordView) x).length());
             Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
-            return new Log(Files.readAllBytes(gen), StateDigest.of(s.keys(), s.revision(), f::read), ends);
+            return new Log(Files.readAllBytes(gen), StateDigest.of(s.keys(), s.revision(), f::readFully), ends);
         }
     }
 

@@ -59,11 +59,11 @@ class ReadBackTest {
                 ReaderOptions ro = ReaderOptions.defaults();
                 try (WalFile f = WalFile.open(p, ro.maxRecLen())) {
                     Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
-                    String want = StateDigest.of(s.keys(), s.revision(), f::read);
+                    String want = StateDigest.of(s.keys(), s.revision(), f::readFully);
                     for (long minSplit : new long[] {Long.MAX_VALUE, 0}) {
                         CleanReplay light = CleanScan.scan(f, ro, CleanReplay.forDigest(), minSplit);
                         assertNull(light.irregularity(), "compacted=" + compacted + ", split=" + (minSplit == 0));
-                        assertEquals(want, light.digest(f::read), "compacted=" + compacted + ", split=" + (minSplit == 0));
+                        assertEquals(want, light.digest(f::readFully), "compacted=" + compacted + ", split=" + (minSplit == 0));
                         checked++;
                         if (light.joined()) joined++;
                     }

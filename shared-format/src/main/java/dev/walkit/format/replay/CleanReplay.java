@@ -272,8 +272,8 @@ public final class CleanReplay {
         return revision;
     }
 
-    /** The {@link StateDigest} of the state replayed ({@link #forDigest()} only), values read back through {@code values}. */
-    public String digest(Replayer.Values values) {
+    /** The {@link StateDigest} of the state replayed ({@link #forDigest()} only), values read back from {@code values}. */
+    public String digest(StateDigest.Source values) {
         if (!keepsValues) throw new IllegalStateException("not a replay for a digest");
         StateDigest.Builder digest = new StateDigest.Builder();
         if (joinedWith == null) keys.addLive(digest);

@@ -1,6 +1,7 @@
 package dev.walkit.format.replay;
 
 import java.nio.ByteBuffer;
+import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
@@ -13,19 +14,24 @@ import java.util.HexFormat;
  * that sum, the number of live keys and the revision. Two logs with the same digest start the store in
  * the same state. Adding instead of hashing in key order spares a sort of every key by its bytes
  * (a third of walrecover's read-back); keys are unique in a state, so no entry can cancel another.
- * Values are read in file-offset order.
+ * Values are read from the file in offset order, in runs ({@link Builder#digest}).
  */
 public final class StateDigest {
     private StateDigest() {
     }
 
     /** The digest of {@code keys} at {@code revision}. */
-    public static String of(KeyIndex keys, long revision, Replayer.Values values) {
+    public static String of(KeyIndex keys, long revision, Source values) {
         Builder b = new Builder();
         keys.forEach(k -> {
             if (k.live()) b.add(k.key(), k.createRevision(), k.modRevision(), k.version(), k.lease(), k.valueOffset(), k.valueLength());
         });
         return b.digest(revision, values);
+    }
+
+    /** Where values are read from: fills a buffer, from its position to its limit, with the file's bytes from an offset ({@code WalFile::readFully}). */
+    public interface Source {
+        void readFully(ByteBuffer into, long offset);
     }
 
     /** Collects the live keys of a state, in any order, with their facts; then makes the digest. */
@@ -53,25 +59,86 @@ public final class StateDigest {
             n++;
         }
 
-        /** The digest of the keys added, at {@code revision}; values read through {@code values} in file-offset order. */
-        public String digest(long revision, Replayer.Values values) {
-            MessageDigest md = sha256();
-            ByteBuffer nums = ByteBuffer.allocate(8 * FACTS);
-            long[] sum = new long[4];
-            for (int i : byValueOffset()) {
-                int f = i * FACTS;
-                nums.clear();
-                nums.putLong(keys[i].length).putLong(facts[f]).putLong(facts[f + 1]).putLong(facts[f + 2]).putLong(facts[f + 3])
-                        .putLong(facts[f + 5]);
-                md.update(nums.array());
-                md.update(keys[i]);
-                md.update(values.read(facts[f + 4], (int) facts[f + 5]));
-                StateDigest.add(sum, md.digest());
+        /**
+         * The digest of the keys added, at {@code revision}, their values read from {@code file}: in offset
+         * order, values less than {@link #GAP} bytes apart read together, one positional read a run of up to
+         * {@link #RUN} bytes (without moving the file's window). The live values of a log are few and small
+         * beside it: of a 2 GiB generated log, 377 k values and 12.8 MB, one every 5.7 KB on average.
+         * Read through a 1 MiB window, a digest copied 2.0 GB out of the page cache; in runs, 81 k reads
+         * and 349 MB (a read per value would be 377 k system calls).
+         */
+        public String digest(long revision, Source file) {
+            md = sha256();
+            int[] order = byValueOffset();
+            ByteBuffer buf = ByteBuffer.allocateDirect(RUN);
+            for (int a = 0, b; a < n; a = b) {
+                b = runFrom(order, a);
+                long start = facts[order[a] * FACTS + 4];
+                ByteBuffer run = runEnd - start <= RUN ? buf.clear() : ByteBuffer.allocateDirect((int) (runEnd - start));
+                run.limit((int) (runEnd - start));
+                file.readFully(run, start);
+                for (int k = a; k < b; k++) addEntry(order[k], run, start);
             }
-            ByteBuffer total = ByteBuffer.allocate(8 * 6);
-            for (int j = 3; j >= 0; j--) total.putLong(sum[j]);
-            total.putLong(n).putLong(revision);
-            return HexFormat.of().formatHex(md.digest(total.array()));
+            byte[] total = new byte[8 * 6];
+            for (int j = 3; j >= 0; j--) putLong(total, 8 * (3 - j), sum[j]);
+            putLong(total, 32, n);
+            putLong(total, 40, revision);
+            return HexFormat.of().formatHex(md.digest(total));
+        }
+
+        /** Where the last {@link #runFrom} run ends in the file. */
+        private long runEnd;
+
+        /**
+         * The run of values that starts with {@code order[a]}: returns the index in {@code order} after its last,
+         * and sets {@link #runEnd}. (Methods of their own, this and {@link #addEntry}, called once a run or a key:
+         * compiled as methods after a few hundred calls. In the digest's loop, they ran in the interpreter until
+         * on-stack replacement, tens of thousands of keys in; and the compiled loop was thrown away and compiled
+         * again five times, each a first run of a branch that had not been taken.)
+         */
+        private int runFrom(int[] order, int a) {
+            long start = facts[order[a] * FACTS + 4];
+            long end = start + facts[order[a] * FACTS + 5];
+            int b = a + 1;
+            for (; b < n; b++) {
+                long o = facts[order[b] * FACTS + 4];
+                long e = o + facts[order[b] * FACTS + 5];
+                if (o < start || o - end >= GAP || e - start > RUN) break;
+                end = Math.max(end, e);
+            }
+            runEnd = end;
+            return b;
+        }
+
+        private MessageDigest md;
+        private final long[] sum = new long[4];
+        private final byte[] hash = new byte[32];
+        /** One entry's bytes, hashed with one update. */
+        private byte[] entry = new byte[512];
+
+        /** Adds key {@code i}'s entry hash to the sum: its facts, key and value (at {@code valueOffset - runStart} in {@code run}). */
+        private void addEntry(int i, ByteBuffer run, long runStart) {
+            int f = i * FACTS;
+            byte[] key = keys[i];
+            int valueLength = (int) facts[f + 5];
+            int length = 8 * FACTS + key.length + valueLength;
+            if (length > entry.length) entry = new byte[Math.max(length, 2 * entry.length)];
+            byte[] e = entry;
+            putLong(e, 0, key.length);
+            putLong(e, 8, facts[f]);
+            putLong(e, 16, facts[f + 1]);
+            putLong(e, 24, facts[f + 2]);
+            putLong(e, 32, facts[f + 3]);
+            putLong(e, 40, valueLength);
+            System.arraycopy(key, 0, e, 8 * FACTS, key.length);
+            run.get((int) (facts[f + 4] - runStart), e, 8 * FACTS + key.length, valueLength);
+            md.update(e, 0, length);
+            try {
+                md.digest(hash, 0, hash.length);
+            } catch (DigestException x) {
+                throw new IllegalStateException(x);
+            }
+            StateDigest.add(sum, hash);
         }
 
         /** Key indexes in value-offset order: values are read forward through the file. */
@@ -91,6 +158,14 @@ public final class StateDigest {
             return order;
         }
     }
+
+    /**
+     * Values closer than this are read in one run: a system call costs about what copying 8 KiB does (on the
+     * 2 GiB log: gap 4 KiB, 81 k reads of 349 MB; 16 KiB, 13 k reads of 840 MB).
+     */
+    static final int GAP = 8 << 10;
+    /** The most bytes read at once (a larger value is read by itself). */
+    static final int RUN = 1 << 20;
 
     /** A key's index in the low bits of a packed (offset, index). */
     static final int INDEX_BITS = 24;
@@ -133,10 +208,9 @@ public final class StateDigest {
 
     /** {@code sum += hash} mod 2^256; {@code sum} in 64-bit limbs, least significant first; {@code hash} big-endian. */
     static void add(long[] sum, byte[] hash) {
-        ByteBuffer h = ByteBuffer.wrap(hash);
         long carry = 0;
         for (int j = 0; j < 4; j++) {
-            long x = h.getLong(24 - 8 * j);
+            long x = getLong(hash, 24 - 8 * j);
             long s = sum[j] + x;
             long c = Long.compareUnsigned(s, x) < 0 ? 1 : 0;
             long t = s + carry;
@@ -144,6 +218,20 @@ public final class StateDigest {
             sum[j] = t;
             carry = c;
         }
+    }
+
+    /** Big-endian, in plain shifts: these run before the compiler has them, where a ByteBuffer's checks cost most. */
+    private static void putLong(byte[] b, int at, long v) {
+        for (int k = 7; k >= 0; k--) {
+            b[at + k] = (byte) v;
+            v >>>= 8;
+        }
+    }
+
+    private static long getLong(byte[] b, int at) {
+        long v = 0;
+        for (int k = 0; k < 8; k++) v = (v << 8) | (b[at + k] & 0xFF);
+        return v;
     }
 
     private static MessageDigest sha256() {

@@ -66,31 +66,121 @@ class StateDigestTest {
         return offset.array(long[].class).ofMaxSize(2000);
     }
 
-    @Test
-    void valuesAreReadInFileOrder() {
-        List<Entry> s = new ArrayList<>(state(5000));
-        Collections.shuffle(s, new Random(5));
-        long[] last = {-1};
-        int[] reads = {0};
-        StateDigest.Builder b = new StateDigest.Builder();
-        for (Entry e : s) b.add(e.key(), e.create(), e.mod(), e.version(), e.lease(), e.offset() * 1_000_000L, e.length());
-        b.digest(7, (offset, length) -> {
-            assertTrue(offset > last[0], "value at " + offset + " read after " + last[0]);
-            last[0] = offset;
-            reads[0]++;
-            return new byte[length];
-        });
-        assertEquals(5000, reads[0]);
+    /** A value read: the bytes [offset, offset + length) of the file. */
+    private record Read(long offset, int length) {
     }
 
-    /** A live key and its facts; its value is read back as "value at OFFSET". */
+    /** Digests {@code entries}, each value read as zeros; returns the reads made. */
+    private static List<Read> reads(List<Entry> entries) {
+        List<Read> reads = new ArrayList<>();
+        StateDigest.Builder b = new StateDigest.Builder();
+        for (Entry e : entries) b.add(e.key(), e.create(), e.mod(), e.version(), e.lease(), e.offset(), e.length());
+        b.digest(7, (into, offset) -> {
+            reads.add(new Read(offset, into.remaining()));
+            into.position(into.limit());
+        });
+        return reads;
+    }
+
+    private static Entry at(long offset, int length) {
+        return new Entry(("/k/" + offset).getBytes(StandardCharsets.UTF_8), 1, 2, 1, 0, offset, length);
+    }
+
+    @Test
+    void valuesFarApartAreReadOneByOneInFileOrder() {
+        List<Entry> s = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) s.add(at(i * 1_000_000L, 10 + i % 7));
+        List<Entry> shuffled = new ArrayList<>(s);
+        Collections.shuffle(shuffled, new Random(5));
+        List<Read> reads = reads(shuffled);
+        assertEquals(5000, reads.size());
+        for (int i = 0; i < 5000; i++) assertEquals(new Read(s.get(i).offset(), s.get(i).length()), reads.get(i));
+    }
+
+    @Test
+    void valuesLessThanAGapApartAreReadInOneRun() {
+        // 100 and 120 end at 110 and 130: the next starts GAP - 1 after the first's end (same run) and GAP after the second's (a new one).
+        long second = 110 + StateDigest.GAP - 1;
+        long third = second + 10 + StateDigest.GAP;
+        List<Read> reads = reads(List.of(at(third, 5), at(100, 10), at(second, 10)));
+        assertEquals(List.of(new Read(100, (int) (second + 10 - 100)), new Read(third, 5)), reads);
+    }
+
+    @Test
+    void aRunStopsAtItsLimitAndALargerValueIsReadByItself() {
+        int run = StateDigest.RUN;
+        List<Read> reads = reads(List.of(at(0, run - 10), at(run - 5, 10), at(2L * run, run + 1), at(3L * run + 1, 1)));
+        assertEquals(List.of(new Read(0, run - 10), new Read(run - 5, 10), new Read(2L * run, run + 1), new Read(3L * run + 1, 1)), reads);
+    }
+
+    @Test
+    void eachValueIsHashedFromItsOwnBytesInARun() {
+        // Two values in one run (at 100 and 110), and the same two far apart (two runs): offsets are not hashed, values are.
+        byte[] file = new byte[200];
+        System.arraycopy("abcd".getBytes(StandardCharsets.UTF_8), 0, file, 100, 4);
+        System.arraycopy("wxyz".getBytes(StandardCharsets.UTF_8), 0, file, 110, 4);
+        List<Entry> near = List.of(at(100, 4), at(110, 4));
+        String d = digest(near, 9, file);
+        long farOffset = 114 + StateDigest.GAP;
+        byte[] farFile = new byte[(int) farOffset + 4];
+        System.arraycopy(file, 100, farFile, 100, 4);
+        System.arraycopy(file, 110, farFile, (int) farOffset, 4);
+        List<Entry> far = List.of(at(100, 4), new Entry(near.get(1).key(), 1, 2, 1, 0, farOffset, 4));
+        assertEquals(2, reads(far).size());
+        assertEquals(d, digest(far, 9, farFile), "the same values read in two runs");
+        file[112] ^= 1;
+        assertNotEquals(d, digest(near, 9, file), "the second value's third byte");
+        file[112] ^= 1;
+        file[99] ^= 1;
+        file[104] ^= 1;
+        file[109] ^= 1;
+        file[114] ^= 1;
+        assertEquals(d, digest(near, 9, file), "bytes around and between the values");
+    }
+
+    @Test
+    void digestIsTheOneTheClassDescribes() throws Exception {
+        // Computed here the plain way: each entry's SHA-256 (six big-endian longs, key, value), summed mod 2^256
+        // as a number, then the SHA-256 of the sum (32 bytes, big-endian), the key count and the revision.
+        List<Entry> s = state(700);
+        BigInteger sum = BigInteger.ZERO;
+        for (Entry e : s) {
+            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+            java.nio.ByteBuffer facts = java.nio.ByteBuffer.allocate(48).putLong(e.key().length).putLong(e.create()).putLong(e.mod())
+                    .putLong(e.version()).putLong(e.lease()).putLong(e.length());
+            md.update(facts.array());
+            md.update(e.key());
+            md.update(FILE, (int) e.offset(), e.length());
+            sum = sum.add(new BigInteger(1, md.digest())).mod(MOD);
+        }
+        byte[] total = java.nio.ByteBuffer.allocate(48).put(Arrays.copyOfRange(sum.add(MOD).toByteArray(), 1, 33))
+                .putLong(s.size()).putLong(1000).array();
+        String expected = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(total));
+        assertEquals(expected, digest(s, 1000));
+    }
+
+    /** A live key and its facts; its value is the bytes at its offset in the file. */
     private record Entry(byte[] key, long create, long mod, long version, long lease, long offset, int length) {
     }
 
-    private static String digest(List<Entry> entries, long revision) {
+    private static String digest(List<Entry> entries, long revision, byte[] file) {
         StateDigest.Builder b = new StateDigest.Builder();
         for (Entry e : entries) b.add(e.key(), e.create(), e.mod(), e.version(), e.lease(), e.offset(), e.length());
-        return b.digest(revision, (offset, length) -> ("value at " + offset).getBytes(StandardCharsets.UTF_8));
+        return b.digest(revision, (into, offset) -> into.put(file, (int) offset, into.remaining()));
+    }
+
+    /** A file with "value at OFFSET" at each entry's offset. */
+    private static byte[] file(List<Entry> entries) {
+        byte[] file = new byte[(int) entries.stream().mapToLong(e -> e.offset() + e.length()).max().orElse(0) + 16];
+        for (Entry e : entries) {
+            byte[] v = ("value at " + e.offset()).getBytes(StandardCharsets.UTF_8);
+            System.arraycopy(v, 0, file, (int) e.offset(), v.length);
+        }
+        return file;
+    }
+
+    private static String digest(List<Entry> entries, long revision) {
+        return digest(entries, revision, FILE);
     }
 
     private static List<Entry> state(int n) {
@@ -101,6 +191,8 @@ class StateDigestTest {
         }
         return out;
     }
+
+    private static final byte[] FILE = file(state(3000));
 
     @Test
     void keyOrderDoesNotMatterButEveryFactDoes() {
