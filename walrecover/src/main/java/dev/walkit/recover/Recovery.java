@@ -327,7 +327,10 @@ public final class Recovery {
 
         void write(Transaction txn, KeyIndex keys) {
             try {
-                for (WalEntry e : txn.entries()) {
+                List<WalEntry> entries = txn.entries();
+                for (int i = 0, n = entries.size(); i < n; i++) {
+                    // By index, as Replayer.transaction: no iterator allocated per transaction.
+                    WalEntry e = entries.get(i);
                     if (e.isSnapshot()) {
                         if (e.key().length == 0) marker = e;
                         else prefix.add(e);

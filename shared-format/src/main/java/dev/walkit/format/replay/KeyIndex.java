@@ -1,7 +1,5 @@
 package dev.walkit.format.replay;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -26,7 +24,7 @@ public final class KeyIndex {
     private int live;
     /** 32-bit hash of the key bytes, never 0 (0 marks an empty slot): {@link KeyTable#hash}, the one key hash. */
     static int hash(byte[] k) {
-        return KeyTable.hash(ByteBuffer.wrap(k).order(ByteOrder.LITTLE_ENDIAN), 0, k.length);
+        return KeyTable.hash(k);
     }
 
     public KeyState get(byte[] key) {

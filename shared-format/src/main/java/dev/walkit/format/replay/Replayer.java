@@ -131,7 +131,10 @@ public final class Replayer implements TransactionGrouper.Sink {
             drop(txn, f);
             return;
         }
-        for (WalEntry e : txn.entries()) apply(e);
+        // By index: an iterator over the immutable list was allocated for each transaction (the lists are of
+        // two classes, so the compiler did not take it apart): a tenth of walrecover's allocation on 2 GiB.
+        List<WalEntry> entries = txn.entries();
+        for (int i = 0, n = entries.size(); i < n; i++) apply(entries.get(i));
         revision = txn.revision();
         if (firstRevision < 0) firstRevision = revision;
         transactions++;

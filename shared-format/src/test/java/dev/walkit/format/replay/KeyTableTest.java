@@ -24,6 +24,19 @@ class KeyTableTest {
         return b;
     }
 
+    @Test
+    void theHashOfAnArrayIsThatOfTheSameBytesInABuffer() {
+        // KeyIndex hashes keys held in arrays, KeyTable keys in a read buffer: one hash, every length's tail.
+        java.util.Random r = new java.util.Random(11);
+        for (int len = 0; len <= 40; len++) {
+            for (int n = 0; n < 50; n++) {
+                byte[] k = new byte[len];
+                r.nextBytes(k);
+                assertEquals(KeyTable.hash(at3(k), 3, len), KeyTable.hash(k), "length " + len);
+            }
+        }
+    }
+
     static int find(KeyTable t, byte[] key) {
         return t.find(at3(key), 3, key.length);
     }
