@@ -15,6 +15,18 @@ dist=$(echo "$work"/walkit-*)
 for f in bin/walkit-install share/man/man1/walverify.1 share/completion/walmigrate.bash docs/format.md; do
   [ -e "$dist/$f" ] || fail "the tarball lacks $f"
 done
+# The launcher puts a tool's jar on the class path and its manifest names the rest (Class-Path): each jar
+# named must be in lib/ (the JVM skips a missing one without a word, and the tool fails when it needs it).
+mkdir "$work/manifests"
+for t in walverify waldoctor walrecover walmigrate; do
+  jar=$(echo "$dist/lib/$t"-*.jar)
+  (cd "$work/manifests" && rm -rf META-INF && jar -xf "$jar" META-INF/MANIFEST.MF)
+  # (Manifest lines are cut at 72 bytes; a line that starts with a space goes on the one before.)
+  named=$(tr -d '\r' < "$work/manifests/META-INF/MANIFEST.MF" \
+    | awk '/^Class-Path: /{cp=substr($0,13); on=1; next} on && /^ /{cp=cp substr($0,2); next} {on=0} END{print cp}')
+  [ -n "$named" ] || fail "$jar has no Class-Path in its manifest"
+  for j in $named; do [ -f "$dist/lib/$j" ] || fail "$t's manifest names $j, which is not in lib/"; done
+done
 out=$("$dist/bin/walkit-install" --prefix "$work/prefix")
 echo "$out" | grep -q "installed walmigrate" || fail "walkit-install said: $out"
 
