@@ -74,10 +74,11 @@ public final class StateDigest {
             for (int a = 0, b; a < n; a = b) {
                 b = runFrom(order, a);
                 long start = facts[order[a] * FACTS + 4];
-                ByteBuffer run = runEnd - start <= RUN ? buf.clear() : ByteBuffer.allocateDirect((int) (runEnd - start));
-                run.limit((int) (runEnd - start));
-                file.readFully(run, start);
-                for (int k = a; k < b; k++) addEntry(order[k], run, start);
+                // (A value larger than a run is read by itself, into a buffer as large, kept for the next.)
+                if (runEnd - start > buf.capacity()) buf = ByteBuffer.allocateDirect((int) (runEnd - start));
+                buf.clear().limit((int) (runEnd - start));
+                file.readFully(buf, start);
+                for (int k = a; k < b; k++) addEntry(order[k], buf, start);
             }
             byte[] total = new byte[8 * 6];
             for (int j = 3; j >= 0; j--) putLong(total, 8 * (3 - j), sum[j]);
