@@ -159,6 +159,14 @@ class StateDigestTest {
         assertEquals(expected, digest(s, 1000));
     }
 
+    @Test
+    void aBuilderGivesTheSameDigestEachTime() {
+        StateDigest.Builder b = new StateDigest.Builder();
+        for (Entry e : state(50)) b.add(e.key(), e.create(), e.mod(), e.version(), e.lease(), e.offset(), e.length());
+        StateDigest.Source file = (into, offset) -> into.put(FILE, (int) offset, into.remaining());
+        assertEquals(b.digest(5, file), b.digest(5, file));
+    }
+
     /** A live key and its facts; its value is the bytes at its offset in the file. */
     private record Entry(byte[] key, long create, long mod, long version, long lease, long offset, int length) {
     }
