@@ -17,28 +17,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LauncherJitTest {
     @Test
     void theMethodsTheLauncherNamesExist() throws Exception {
-        String launcher = Files.readString(Path.of("..", "bin", "_launch"));
-        Matcher m = Pattern.compile("\\n\\s*jit=\"([^\"]+)\"").matcher(launcher);
-        assertTrue(m.find(), "bin/_launch has no jit=\"...\" list");
-        String[] named = m.group(1).trim().split("\\s+");
-        assertTrue(named.length >= 5, "the directives in bin/_launch: " + Arrays.toString(named));
-        for (String n : named) {
-            String[] cm = n.split("::");
-            Class<?> c = Class.forName(cm[0]);
-            assertTrue(Arrays.stream(c.getDeclaredMethods()).anyMatch(x -> x.getName().equals(cm[1])), c.getName() + " has no method " + cm[1]);
-        }
+        assertEachExists("jit", 5);
+        String launcher = launcher();
         assertTrue(launcher.indexOf("-XX:CompileCommand=quiet") < launcher.indexOf("-XX:CompileCommand=dontinline"), "quiet comes first");
         assertTrue(launcher.indexOf("-XX:CompileCommand=quiet") < launcher.indexOf("-XX:CompileCommand=option"), "quiet comes first");
     }
 
     @Test
     void theJdkMethodsItCompilesSoonerExist() throws Exception {
-        String launcher = Files.readString(Path.of("..", "bin", "_launch"));
-        Matcher m = Pattern.compile("\\n\\s*sha_jit=\"([^\"]+)\"").matcher(launcher);
-        assertTrue(m.find(), "bin/_launch has no sha_jit=\"...\"");
-        String[] named = m.group(1).trim().split("\\s+");
         // The caller the intrinsic needs compiled, the method it inlines, and the per-block loop.
-        assertTrue(named.length >= 3, "the methods in sha_jit: " + Arrays.toString(named));
+        assertEachExists("sha_jit", 3);
+    }
+
+    private static String launcher() throws Exception {
+        return Files.readString(Path.of("..", "bin", "_launch"));
+    }
+
+    /** The launcher's {@code variable="Class::method ..."} names at least {@code atLeast} methods, each of which exists. */
+    private static void assertEachExists(String variable, int atLeast) throws Exception {
+        Matcher m = Pattern.compile("\\n\\s*" + variable + "=\"([^\"]+)\"").matcher(launcher());
+        assertTrue(m.find(), "bin/_launch has no " + variable + "=\"...\" list");
+        String[] named = m.group(1).trim().split("\\s+");
+        assertTrue(named.length >= atLeast, "the methods in " + variable + ": " + Arrays.toString(named));
         for (String n : named) {
             String[] cm = n.split("::");
             Class<?> c = Class.forName(cm[0]);
