@@ -76,10 +76,19 @@ final class KeyTable {
 
     /** 32-bit hash of the key at {@code buf[index, index + length)} (a little-endian buffer), 8 bytes at a time; never 0. */
     static int hash(ByteBuffer buf, int index, int length) {
-        long h = 0x9E3779B97F4A7C15L ^ length;
+        long h = SEED ^ length;
         int i = 0;
-        for (; i + 8 <= length; i += 8) h = (h ^ buf.getLong(index + i)) * 0xBF58476D1CE4E5B9L;
-        h = (h ^ tail(buf, index + i, length - i)) * 0x94D049BB133111EBL;
+        for (; i + 8 <= length; i += 8) h = (h ^ buf.getLong(index + i)) * WORD;
+        return finish(h, tail(buf, index + i, length - i));
+    }
+
+    // The one key hash, over a buffer or an array: the seed, the multiplier of each full 8-byte word, then the tail's.
+    private static final long SEED = 0x9E3779B97F4A7C15L;
+    private static final long WORD = 0xBF58476D1CE4E5B9L;
+
+    /** The hash after the full words, {@code h}, with the last 0 to 7 bytes, {@code tail}: 32 bits, never 0. */
+    private static int finish(long h, long tail) {
+        h = (h ^ tail) * 0x94D049BB133111EBL;
         int r = (int) (h ^ (h >>> 32));
         return r == 0 ? 1 : r;
     }
@@ -91,12 +100,10 @@ final class KeyTable {
      */
     static int hash(byte[] k) {
         int length = k.length;
-        long h = 0x9E3779B97F4A7C15L ^ length;
+        long h = SEED ^ length;
         int i = 0;
-        for (; i + 8 <= length; i += 8) h = (h ^ longAt(k, i, 8)) * 0xBF58476D1CE4E5B9L;
-        h = (h ^ longAt(k, i, length - i)) * 0x94D049BB133111EBL;
-        int r = (int) (h ^ (h >>> 32));
-        return r == 0 ? 1 : r;
+        for (; i + 8 <= length; i += 8) h = (h ^ longAt(k, i, 8)) * WORD;
+        return finish(h, longAt(k, i, length - i));
     }
 
     /** The {@code n} (0 to 8) bytes at {@code k[at]} as a little-endian long, zero above them. */
