@@ -13,8 +13,8 @@ import java.util.concurrent.CancellationException;
 /**
  * The SHA-256 of a file as it is written: a thread ({@link FollowedOutput}) reads it back (from the page
  * cache) behind the writer, up to what the writer has written ({@link WriteProgress}), so that the hash
- * costs the writing thread nothing and is ready when the file is closed. It is the hash of the bytes in the file, not of a
- * buffer.
+ * costs the writing thread nothing and is ready when the file is closed. It is the hash of the bytes in
+ * the file, not of a buffer.
  */
 final class TrailingSha256 {
     private TrailingSha256() {

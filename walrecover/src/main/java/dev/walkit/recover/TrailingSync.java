@@ -9,8 +9,9 @@ import java.nio.file.StandardOpenOption;
 /**
  * The writeback of a file as it is written: a thread ({@link FollowedOutput}) forces its data to disk each
  * time the writer has written {@link #STEP} more bytes, and fsyncs it once the writer has closed it. The
- * disk then works while the log is replayed. Left to the one fsync at the end, a 2 GiB output went to disk only then (the
- * kernel starts writing back at a tenth of memory in dirty pages): 1.9 s after the output was closed.
+ * disk then works while the log is replayed. Left to the one fsync at the end, a 2 GiB output went to
+ * disk only then (the kernel starts writing back at a tenth of memory in dirty pages): 1.9 s after the
+ * output was closed.
  */
 final class TrailingSync {
     /** 128 MiB: 16 forces for 2 GiB, each a journal commit of a few ms. */
