@@ -1,11 +1,11 @@
 package dev.walkit.verify;
 
 
-import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.replay.CleanScan;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
+import dev.walkit.testdata.RuleBreak;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,14 +13,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -55,31 +52,8 @@ class CleanScanTest {
         compactedRecords = new DamageInjector(compacted);
     }
 
-    /** A broken replay rule, made by re-encoding one record (its CRC stays right). */
-    enum Rule {
-        VERSION_PLUS_ONE(kv -> kv.isDelete() ? kv : new KeyValue(kv.flags(), kv.key(), kv.createRevision(), kv.modRevision(), kv.version() + 1, kv.value(), kv.lease())),
-        CREATE_REVISION_ZERO(kv -> kv.isDelete() ? kv : new KeyValue(kv.flags(), kv.key(), 0, kv.modRevision(), kv.version(), kv.value(), kv.lease())),
-        DELETE_OF_ABSENT_KEY(kv -> KeyValue.delete("/registry/never/was".getBytes(StandardCharsets.UTF_8), kv.modRevision()).withFlags(kv.flags() | Flags.DELETE)),
-        REVISION_ONE(kv -> new KeyValue(kv.flags(), kv.key(), kv.createRevision(), 1, kv.version(), kv.value(), kv.lease())),
-        TXN_CONT_ADDED(kv -> kv.withFlags(kv.flags() | Flags.TXN_CONT)),
-        TXN_CONT_REMOVED(kv -> kv.withFlags(kv.flags() & ~Flags.TXN_CONT)),
-        SNAPSHOT_FLAG(kv -> kv.withFlags(kv.flags() | Flags.SNAPSHOT)),
-        SNAPSHOT_FLAG_REMOVED(kv -> kv.withFlags(kv.flags() & ~Flags.SNAPSHOT)),
-        MARKER_COUNT_PLUS_ONE(kv -> kv.key().length == 0 && kv.value().length == 8
-                ? new KeyValue(kv.flags(), kv.key(), kv.createRevision(), kv.modRevision(), kv.version(),
-                        ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, ByteBuffer.wrap(kv.value()).order(ByteOrder.LITTLE_ENDIAN).getLong() + 1).array(),
-                        kv.lease())
-                : kv);
-
-        final UnaryOperator<KeyValue> change;
-
-        Rule(UnaryOperator<KeyValue> change) {
-            this.change = change;
-        }
-    }
-
-    static byte[] broken(DamageInjector records, int i, Rule rule) {
-        return records.reencoded(i, rule.change);
+    static byte[] broken(DamageInjector records, int i, RuleBreak rule) {
+        return rule.applyTo(records, i);
     }
 
     /** First, second, around the byte where the halves meet, three quarters in, last. */
@@ -94,7 +68,7 @@ class CleanScanTest {
     static Stream<Arguments> rules() {
         List<Arguments> out = new ArrayList<>();
         for (boolean c : new boolean[] {false, true}) {
-            for (Rule r : Rule.values()) {
+            for (RuleBreak r : RuleBreak.values()) {
                 for (int i : positions(c ? compacted : plain, c ? compactedRecords : plainRecords)) out.add(Arguments.of(c, r, i));
             }
         }
@@ -153,7 +127,7 @@ class CleanScanTest {
 
     @ParameterizedTest(name = "compacted={0}: {1} at record {2}")
     @MethodSource("rules")
-    void aBrokenRuleReportsWhatReplayReports(boolean isCompacted, Rule rule, int record) throws Exception {
+    void aBrokenRuleReportsWhatReplayReports(boolean isCompacted, RuleBreak rule, int record) throws Exception {
         byte[] log = broken(isCompacted ? compactedRecords : plainRecords, record, rule);
         sameAsReplay(log);
     }
@@ -188,7 +162,7 @@ class CleanScanTest {
             if (firstAt.get(key) < m && onlyOnceInTheSecondHalf && !kv.isDelete() && kv.version() > 1) found = i;
         }
         assertTrue(found > 0, "the generator's log updates keys");
-        List<VerifyReport> rs = sameAsReplay(broken(plainRecords, found, Rule.VERSION_PLUS_ONE));
+        List<VerifyReport> rs = sameAsReplay(broken(plainRecords, found, RuleBreak.VERSION_PLUS_ONE));
         assertEquals("version mismatch after the join", rs.get(1).cleanPathEnded, "m=" + m + " at " + plainRecords.offset(m) + " found=" + found + " at " + plainRecords.offset(found) + " size " + plain.length);
         assertEquals(1, rs.get(1).findings.size());
     }
