@@ -67,6 +67,11 @@ public final class TransactionGrouper {
         }
     }
 
+    /** Whether nothing is pending: the next record that is not TXN_CONT closes a transaction of its own. */
+    public boolean idle() {
+        return pending.isEmpty() && interruptedRevision < 0;
+    }
+
     /** The end of the log: a pending transaction never committed. */
     public void end() {
         dropPending("the log ends");

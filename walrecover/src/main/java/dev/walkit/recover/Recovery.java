@@ -8,7 +8,6 @@ import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
-import dev.walkit.format.LogItem;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.RecordLayout;
@@ -106,10 +105,11 @@ public final class Recovery {
                 Plan plan = new Plan(r, history);
                 Replayer.Options opts = new Replayer.Options(false, o.toRevision(), o.policy() == RecoveryPolicy.POINT_IN_TIME);
                 Timing.mark("start");
-                Replay.Result res = Replay.run(in, ro, opts, plan, plan::item);
+                Replay.Result res = Replay.run(in, ro, opts, plan, null);
                 Timing.mark("replay+write");
                 Replayer s = res.state();
                 r.format = res.format();
+                r.inputRecords = res.records();
                 plan.finish(s);
                 String refusal = decide(o, r, s, plan);
                 if (refusal != null) {
@@ -237,16 +237,25 @@ public final class Recovery {
             this.history = history;
         }
 
-        void item(LogItem it) {
-            if (it instanceof WalEntry) r.inputRecords++;
-        }
-
         @Override
         public void applied(Transaction txn, KeyIndex keys) {
             r.keptTransactions++;
             r.keptRecords += txn.entries().size();
             lastCompleteEnd = Math.max(lastCompleteEnd, txn.end());
             if (history != null) history.write(txn, keys);
+        }
+
+        @Override
+        public boolean takesAlone() {
+            return true;
+        }
+
+        @Override
+        public void appliedAlone(long offset, long length) {
+            r.keptTransactions++;
+            r.keptRecords++;
+            lastCompleteEnd = Math.max(lastCompleteEnd, offset + length);
+            if (history != null) history.writeAlone(offset, length);
         }
 
         @Override
@@ -344,10 +353,31 @@ public final class Recovery {
             }
         }
 
+        /** Writes a transaction of one plain v2 record ({@link Replayer.Listener#appliedAlone}): copied as it is. */
+        void writeAlone(long offset, long length) {
+            try {
+                flushPrefix();
+                extendRun(offset, length);
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+
         /** Writes the pending run of records copied as they are. */
         private void flushRun() throws IOException {
             if (runEnd > runStart) out.appendFrom(in, runStart, runEnd - runStart);
             runStart = runEnd = -1;
+        }
+
+        /** Byte-exact: extends the run of consecutive records, copied in one go inside the kernel. */
+        private void extendRun(long offset, long length) throws IOException {
+            if (offset != runEnd) {
+                flushRun();
+                runStart = offset;
+                runEnd = offset;
+            }
+            runEnd += length;
+            if (runEnd - runStart >= RUN_CHUNK) flushRun();
         }
 
         private void flushPrefix() throws IOException {
@@ -362,14 +392,7 @@ public final class Recovery {
 
         private void copy(WalEntry e, KeyIndex keys) throws IOException {
             if (!v1 && e.crcRange() == CrcRange.STANDARD) {
-                // Byte-exact: extend the run of consecutive records, copied in one go inside the kernel.
-                if (e.offset() != runEnd) {
-                    flushRun();
-                    runStart = e.offset();
-                    runEnd = e.offset();
-                }
-                runEnd += e.length();
-                if (runEnd - runStart >= RUN_CHUNK) flushRun();
+                extendRun(e.offset(), e.length());
                 return;
             }
             flushRun();

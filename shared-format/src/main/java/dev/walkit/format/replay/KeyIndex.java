@@ -53,6 +53,28 @@ public final class KeyIndex {
         return s;
     }
 
+    /**
+     * {@link #getOrCreate(byte[])} for the key {@code keys[start, start + length)} whose {@link #hash} is {@code h}
+     * (a {@link RecordBatch}'s): the key is copied only when it is new.
+     */
+    KeyState getOrCreate(byte[] keys, int start, int length, int h) {
+        int mask = hashes.length - 1;
+        int i = h & mask;
+        for (; ; i = (i + 1) & mask) {
+            int x = hashes[i];
+            if (x == 0) break;
+            if (x == h) {
+                byte[] k = states[i].key;
+                if (Arrays.equals(k, 0, k.length, keys, start, start + length)) return states[i];
+            }
+        }
+        KeyState s = new KeyState(Arrays.copyOfRange(keys, start, start + length));
+        hashes[i] = h;
+        states[i] = s;
+        if (++size * 2 > hashes.length) grow();
+        return s;
+    }
+
     private void grow() {
         int[] oh = hashes;
         KeyState[] os = states;

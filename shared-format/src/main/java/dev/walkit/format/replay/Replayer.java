@@ -3,6 +3,7 @@ package dev.walkit.format.replay;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
+import dev.walkit.format.Flags;
 import dev.walkit.format.Transaction;
 import dev.walkit.format.TransactionGrouper;
 import dev.walkit.format.WalEntry;
@@ -40,6 +41,20 @@ public final class Replayer implements TransactionGrouper.Sink {
         }
 
         default void damage(DamageSpan span) {
+        }
+
+        /**
+         * Whether this listener takes {@link #appliedAlone} for a transaction of one plain record that replay
+         * applies as it is ({@link RecordBatch}), with no {@link WalEntry} or {@link Transaction} made for it:
+         * it then gets neither {@link #applied} nor {@link #recordApplied} for such a transaction. Replay of a
+         * v2 log reads in batches only for a listener that does (or none).
+         */
+        default boolean takesAlone() {
+            return false;
+        }
+
+        /** A transaction of one plain record at {@code offset}, {@code length} bytes, applied as it is ({@link #takesAlone}). */
+        default void appliedAlone(long offset, long length) {
         }
     }
 
@@ -139,6 +154,52 @@ public final class Replayer implements TransactionGrouper.Sink {
         if (firstRevision < 0) firstRevision = revision;
         transactions++;
         listener.applied(txn, keys);
+    }
+
+    /**
+     * Applies the plain record {@code i} of {@code b} as a transaction by itself, when that is all replay of it
+     * would do: the grouping has nothing pending ({@link TransactionGrouper#idle()}), ordinary transactions
+     * have begun, and the record breaks no rule (revision above the last, at most --to-revision, none
+     * dropped after damage, create_revision and version as §5 derives them, a DELETE of a live key).
+     * Returns false, having changed nothing but perhaps adding the key (as {@link #transaction} would
+     * first), when it is not: the caller then groups and replays it as a {@link WalEntry}
+     * ({@link RecordBatch#item}), which makes the finding or the drop. Same state, same findings.
+     */
+    boolean applyAlone(RecordBatch b, int i) {
+        long rev = b.revision[i];
+        if (!ordinarySeen || transactions == 0 || rev <= revision || rev > options.toRevision || options.deriveVersions
+                || (options.stopAtFirstDamage && damaged)) {
+            return false;
+        }
+        KeyState s = keys.getOrCreate(b.keys, b.keyStart[i], b.keyLength[i], b.keyHash[i]);
+        long lease = b.lease[i];
+        if (Flags.isDelete(b.flags[i])) {
+            if (!s.live) return false;
+            keys.liveChanged(false);
+            s.live = false;
+            s.valueOffset = 0;
+            s.valueLength = 0;
+            s.lease = 0; // a tombstone is attached to no lease
+        } else {
+            boolean live = s.live;
+            if (b.createRevision[i] != (live ? s.createRevision : rev) || b.version[i] != (live ? s.version + 1 : 1)) return false;
+            if (!live) keys.liveChanged(true);
+            s.live = true;
+            s.createRevision = b.createRevision[i];
+            s.version = b.version[i];
+            s.lease = lease;
+            s.valueOffset = b.valueOffset[i];
+            s.valueLength = b.valueLength[i];
+        }
+        s.modRevision = rev;
+        s.recordOffset = b.offset[i];
+        if (lease > maxLeaseSeen) maxLeaseSeen = lease;
+        records++;
+        revision = rev;
+        if (firstRevision < 0) firstRevision = rev;
+        transactions++;
+        listener.appliedAlone(b.offset[i], b.length[i]);
+        return true;
     }
 
     private void drop(Transaction txn, Finding why) {
