@@ -246,16 +246,16 @@ public final class Recovery {
         }
 
         @Override
-        public boolean takesAlone() {
+        public boolean takesPlain() {
             return true;
         }
 
         @Override
-        public void appliedAlone(long offset, long length) {
+        public void appliedPlain(long offset, long length, int records) {
             r.keptTransactions++;
-            r.keptRecords++;
+            r.keptRecords += records;
             lastCompleteEnd = Math.max(lastCompleteEnd, offset + length);
-            if (history != null) history.writeAlone(offset, length);
+            if (history != null) history.writePlain(offset, length);
         }
 
         @Override
@@ -353,8 +353,8 @@ public final class Recovery {
             }
         }
 
-        /** Writes a transaction of one plain v2 record ({@link Replayer.Listener#appliedAlone}): copied as it is. */
-        void writeAlone(long offset, long length) {
+        /** Writes a transaction of plain v2 records ({@link Replayer.Listener#appliedPlain}): the bytes copied as they are. */
+        void writePlain(long offset, long length) {
             try {
                 flushPrefix();
                 extendRun(offset, length);

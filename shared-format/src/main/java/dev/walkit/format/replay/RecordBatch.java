@@ -1,6 +1,7 @@
 package dev.walkit.format.replay;
 
 import dev.walkit.format.CrcRange;
+import dev.walkit.format.Flags;
 import dev.walkit.format.KvFields;
 import dev.walkit.format.LogItem;
 import dev.walkit.format.RecordView;
@@ -12,13 +13,12 @@ import java.util.Arrays;
 /**
  * Up to {@link #CAPACITY} consecutive results of a v2 reader, handed from the reading thread to replay
  * ({@link BatchReader}), with no object per record for a <em>plain record</em>: an ordinary record
- * (not a snapshot record) with no TXN_CONT flag whose stored CRC is over the standard range, so that
- * it may be a transaction by itself. Its fields are kept in arrays, its key in one array of key
- * bytes, and its key's hash ({@link KeyTable#hash}) is computed on the reading thread.
- * {@link Replayer#applyAlone} applies one such record when it is a transaction by itself that replay
- * takes as it is; anything else is made a {@link WalEntry} ({@link #item}) and grouped and replayed as
- * ever. Every other result (damage, snapshot and TXN_CONT records, a CRC accepted over a buggy range)
- * is kept as its {@link LogItem}.
+ * (not a snapshot record) whose stored CRC is over the standard range. Its fields are kept in arrays,
+ * its key in one array of key bytes, and its key's hash ({@link KeyTable#hash}) is computed on the
+ * reading thread. {@link Replayer#applyPlain} applies a whole transaction of them within the batch
+ * ({@link #transactionEnd}) when replay takes it as it is; anything else is made a {@link WalEntry}
+ * ({@link #item}) and grouped and replayed as ever. Every other result (damage, snapshot records, a
+ * CRC accepted over a buggy range) is kept as its {@link LogItem}.
  *
  * <p>Batches are reused: a batch handed back to the reader is overwritten.
  */
@@ -61,7 +61,21 @@ final class RecordBatch {
 
     /** Whether {@code v} (a decoded v2 record) is a plain record. */
     static boolean plain(RecordView v) {
-        return !v.isTxnCont() && !v.isSnapshot() && v.crcRange() == CrcRange.STANDARD;
+        return !v.isSnapshot() && v.crcRange() == CrcRange.STANDARD;
+    }
+
+    /**
+     * The index after the closing record (no TXN_CONT) of the transaction that starts with plain record
+     * {@code i}, when every record up to it is plain and of the same revision: as grouping would make
+     * it. -1 when the transaction does not close that way within this batch.
+     */
+    int transactionEnd(int i) {
+        long rev = revision[i];
+        for (int j = i; j < size; j++) {
+            if (items[j] != null || revision[j] != rev) return -1;
+            if (!Flags.isTxnCont(flags[j])) return j + 1;
+        }
+        return -1;
     }
 
     /** Adds a plain record ({@link #plain}): its fields, a copy of its key and the key's hash. */

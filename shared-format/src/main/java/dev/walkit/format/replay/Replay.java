@@ -29,8 +29,8 @@ public final class Replay {
     /**
      * Replays {@code file} (format sniffed) with {@code options}; {@code tap} sees every item read, or is null.
      * A v2 log is read in {@link RecordBatch}es when there is no tap and the listener, if any,
-     * {@linkplain Replayer.Listener#takesAlone takes} plain records applied as they are: no object is then made
-     * for a record that is a transaction by itself and breaks no rule. The state and findings are the same.
+     * {@linkplain Replayer.Listener#takesPlain takes} transactions of plain records applied as they are: no object
+     * is then made for a record of a transaction that breaks no rule. The state and findings are the same.
      */
     public static Result run(WalFile file, ReaderOptions readerOptions, Replayer.Options options, Replayer.Listener listener,
                              Consumer<LogItem> tap) throws IOException {
@@ -38,7 +38,7 @@ public final class Replay {
         Replayer.Options o = format == WalFormat.V1
                 ? new Replayer.Options(true, options.toRevision(), options.stopAtFirstDamage()) : options;
         Replayer replayer = new Replayer(o, file::read, listener);
-        boolean batches = format == WalFormat.V2 && tap == null && (listener == null || listener.takesAlone());
+        boolean batches = format == WalFormat.V2 && tap == null && (listener == null || listener.takesPlain());
         // The reader runs on its own thread over its own handle of the file; replay, the listeners
         // and their random reads (values, records copied out) use {@code file} on this thread.
         long records;
@@ -65,9 +65,15 @@ public final class Replay {
         TransactionGrouper g = new TransactionGrouper(replayer);
         try (BatchReader src = new BatchReader(own, readerOptions)) {
             for (RecordBatch b; (b = src.take()) != null; ) {
-                for (int i = 0, n = b.size; i < n; i++) {
-                    if (b.items[i] == null && g.idle() && replayer.applyAlone(b, i)) continue;
-                    g.accept(b.item(i));
+                for (int i = 0, n = b.size; i < n; ) {
+                    if (b.items[i] == null && g.idle()) {
+                        int end = b.transactionEnd(i);
+                        if (end > 0 && replayer.applyPlain(b, i, end)) {
+                            i = end;
+                            continue;
+                        }
+                    }
+                    g.accept(b.item(i++));
                 }
                 src.recycle(b);
             }

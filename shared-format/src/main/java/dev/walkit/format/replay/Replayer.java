@@ -44,17 +44,20 @@ public final class Replayer implements TransactionGrouper.Sink {
         }
 
         /**
-         * Whether this listener takes {@link #appliedAlone} for a transaction of one plain record that replay
+         * Whether this listener takes {@link #appliedPlain} for a transaction of plain records that replay
          * applies as it is ({@link RecordBatch}), with no {@link WalEntry} or {@link Transaction} made for it:
          * it then gets neither {@link #applied} nor {@link #recordApplied} for such a transaction. Replay of a
          * v2 log reads in batches only for a listener that does (or none).
          */
-        default boolean takesAlone() {
+        default boolean takesPlain() {
             return false;
         }
 
-        /** A transaction of one plain record at {@code offset}, {@code length} bytes, applied as it is ({@link #takesAlone}). */
-        default void appliedAlone(long offset, long length) {
+        /**
+         * A transaction of {@code records} plain records, the {@code length} bytes at {@code offset}, applied as
+         * it is ({@link #takesPlain}).
+         */
+        default void appliedPlain(long offset, long length, int records) {
         }
     }
 
@@ -156,34 +159,58 @@ public final class Replayer implements TransactionGrouper.Sink {
         listener.applied(txn, keys);
     }
 
+    /** The most records of a transaction {@link #applyPlain} takes. */
+    static final int MAX_PLAIN = 16;
+    private final KeyState[] plainStates = new KeyState[MAX_PLAIN];
+
     /**
-     * Applies the plain record {@code i} of {@code b} as a transaction by itself, when that is all replay of it
-     * would do: the grouping has nothing pending ({@link TransactionGrouper#idle()}), ordinary transactions
-     * have begun, and the record breaks no rule (revision above the last, at most --to-revision, none
-     * dropped after damage, create_revision and version as §5 derives them, a DELETE of a live key).
-     * Returns false, having changed nothing but perhaps adding the key (as {@link #transaction} would
-     * first), when it is not: the caller then groups and replays it as a {@link WalEntry}
-     * ({@link RecordBatch#item}), which makes the finding or the drop. Same state, same findings.
+     * Applies the plain records {@code [from, to)} of {@code b}, a whole transaction ({@link RecordBatch#transactionEnd}),
+     * when that is all replay of it would do: the grouping has nothing pending ({@link TransactionGrouper#idle()}),
+     * ordinary transactions have begun, the transaction is applied (revision above the last, at most
+     * --to-revision, none dropped after damage), its records break no rule (create_revision and version as
+     * §5 derives them, a DELETE of a live key) and name no key twice. Returns false, having changed nothing
+     * but perhaps adding keys (as {@link #transaction} would first), when it is not: the caller then groups and
+     * replays them as {@link WalEntry}s ({@link RecordBatch#item}), which makes the findings or the drop. Same
+     * state, same findings.
      */
-    boolean applyAlone(RecordBatch b, int i) {
-        long rev = b.revision[i];
+    boolean applyPlain(RecordBatch b, int from, int to) {
+        long rev = b.revision[from];
+        int n = to - from;
         if (!ordinarySeen || transactions == 0 || rev <= revision || rev > options.toRevision || options.deriveVersions
-                || (options.stopAtFirstDamage && damaged)) {
+                || (options.stopAtFirstDamage && damaged) || n > MAX_PLAIN) {
             return false;
         }
-        KeyState s = keys.getOrCreate(b.keys, b.keyStart[i], b.keyLength[i], b.keyHash[i]);
+        KeyState[] states = plainStates;
+        for (int k = 0; k < n; k++) {
+            int i = from + k;
+            KeyState s = keys.getOrCreate(b.keys, b.keyStart[i], b.keyLength[i], b.keyHash[i]);
+            for (int m = 0; m < k; m++) {
+                if (states[m] == s) return false; // a key twice: its second record is judged after the first is applied
+            }
+            boolean holds = Flags.isDelete(b.flags[i]) ? s.live
+                    : b.createRevision[i] == (s.live ? s.createRevision : rev) && b.version[i] == (s.live ? s.version + 1 : 1);
+            if (!holds) return false;
+            states[k] = s;
+        }
+        for (int k = 0; k < n; k++) apply(b, from + k, states[k]);
+        revision = rev;
+        if (firstRevision < 0) firstRevision = rev;
+        transactions++;
+        listener.appliedPlain(b.offset[from], b.offset[to - 1] + b.length[to - 1] - b.offset[from], n);
+        return true;
+    }
+
+    /** Applies plain record {@code i} of {@code b} to the state of its key, {@code s}, as {@link #apply(WalEntry)} does. */
+    private void apply(RecordBatch b, int i, KeyState s) {
         long lease = b.lease[i];
         if (Flags.isDelete(b.flags[i])) {
-            if (!s.live) return false;
             keys.liveChanged(false);
             s.live = false;
             s.valueOffset = 0;
             s.valueLength = 0;
             s.lease = 0; // a tombstone is attached to no lease
         } else {
-            boolean live = s.live;
-            if (b.createRevision[i] != (live ? s.createRevision : rev) || b.version[i] != (live ? s.version + 1 : 1)) return false;
-            if (!live) keys.liveChanged(true);
+            if (!s.live) keys.liveChanged(true);
             s.live = true;
             s.createRevision = b.createRevision[i];
             s.version = b.version[i];
@@ -191,15 +218,10 @@ public final class Replayer implements TransactionGrouper.Sink {
             s.valueOffset = b.valueOffset[i];
             s.valueLength = b.valueLength[i];
         }
-        s.modRevision = rev;
+        s.modRevision = b.revision[i];
         s.recordOffset = b.offset[i];
         if (lease > maxLeaseSeen) maxLeaseSeen = lease;
         records++;
-        revision = rev;
-        if (firstRevision < 0) firstRevision = rev;
-        transactions++;
-        listener.appliedAlone(b.offset[i], b.length[i]);
-        return true;
     }
 
     private void drop(Transaction txn, Finding why) {
