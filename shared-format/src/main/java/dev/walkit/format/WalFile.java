@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
 import java.util.zip.CRC32C;
 
 /**
@@ -150,6 +151,38 @@ public final class WalFile implements Closeable {
         return (int) (offset - windowStart);
     }
 
+    /** See {@link #digestAsRead}: null when none, or when a read skipped bytes. */
+    private MessageDigest digest;
+    /** The bytes [0, digestedTo) went into {@link #digest}. */
+    private long digestedTo;
+
+    /**
+     * Adds every byte the window reads to {@code digest}, once each and in file order from offset 0, so that a
+     * reader's one pass over the file also hashes it (walrecover's read-back of its output gives the output's
+     * SHA-256: the file is read once, not twice). Bytes read without moving the window ({@link #read},
+     * {@link #readFully}, {@link #intAt}, {@link #updateCrc}) are not added; a window that starts past the bytes
+     * added (a reader that skipped some) stops it, and {@link #digestOfAll} then gives null.
+     */
+    public void digestAsRead(MessageDigest digest) {
+        this.digest = digest;
+        this.digestedTo = 0;
+    }
+
+    /** The digest given to {@link #digestAsRead}, when every byte up to the file's size went into it in order; else null. */
+    public MessageDigest digestOfAll() {
+        return digest != null && digestedTo == size ? digest : null;
+    }
+
+    /** Adds the window's bytes not yet added ({@link #digestAsRead}). */
+    private void digestWindow() {
+        if (windowStart > digestedTo) {
+            digest = null;
+        } else if (windowEnd > digestedTo) {
+            digest.update(window.duplicate().position((int) (digestedTo - windowStart)).limit((int) (windowEnd - windowStart)));
+            digestedTo = windowEnd;
+        }
+    }
+
     private void fill(long offset, int need) {
         if (need > window.capacity()) {
             window = ByteBuffer.allocateDirect(need).order(ByteOrder.LITTLE_ENDIAN);
@@ -169,6 +202,7 @@ public final class WalFile implements Closeable {
         b.flip();
         windowStart = offset;
         windowEnd = pos;
+        if (digest != null) digestWindow();
     }
 
     /** The little-endian u32 at {@code offset}, without moving the window. */

@@ -7,14 +7,15 @@ import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A recovery WAL being written, and the threads that follow it behind the writer: its SHA-256
- * ({@link TrailingSha256}), its read-back ({@link TrailingVerify}) and its writeback ({@link TrailingSync}).
- * When the writer closes it, each has little left to do.
+ * A recovery WAL being written, and the threads that follow it behind the writer: its read-back, which also
+ * hashes it ({@link TrailingVerify}), and its writeback ({@link TrailingSync}). When the writer closes it, each
+ * has little left to do. When the read-back stops short (a file the light replay does not take), the SHA-256
+ * is a read of its own ({@link TrailingSha256}).
  */
 final class FollowedOutput {
     private final WriteProgress progress = new WriteProgress();
     private final CompletableFuture<String> sha256;
-    private final CompletableFuture<String> readBack;
+    private final CompletableFuture<TrailingVerify.ReadBack> readBack;
     private final CompletableFuture<Void> sync;
 
     FollowedOutput(Path file) {
@@ -23,8 +24,8 @@ final class FollowedOutput {
 
     /** With the data forced to disk each {@code syncStep} bytes written. */
     FollowedOutput(Path file, long syncStep) {
-        sha256 = Background.start("walrecover-sha256", () -> TrailingSha256.run(file, progress));
         readBack = Background.start("walrecover-read-back", () -> TrailingVerify.run(file, progress));
+        sha256 = readBack.thenApply(r -> r.sha256() != null ? r.sha256() : TrailingSha256.run(file, progress));
         sync = Background.start("walrecover-fsync", () -> TrailingSync.run(file, progress, syncStep));
     }
 
@@ -50,7 +51,12 @@ final class FollowedOutput {
 
     /** The state digest the closed file replays to, or null when the light replay did not take it. */
     String stateDigest() throws IOException {
-        return Background.join(readBack, "the read-back of the output");
+        return Background.join(readBack, "the read-back of the output").stateDigest();
+    }
+
+    /** Whether the read-back hashed the file as it read it (else {@link #sha256} read it again). */
+    boolean hashedByReadBack() throws IOException {
+        return Background.join(readBack, "the read-back of the output").sha256() != null;
     }
 
     /** Waits until the closed file is fsynced. */

@@ -159,7 +159,7 @@ public final class Recovery {
                 AtomicOutput.writeString(outDir, LEASES_FILE, leasesJson(r.leases));
                 Timing.mark("leases written");
                 if (Files.exists(target)) AtomicOutput.keepAsBroken(target, now);
-                // The hash of the file as it was written (TrailingSha256); the read-back checked every record's CRC.
+                // The hash of the file as the read-back read it (TrailingVerify), which checked every record's CRC.
                 r.outputSha256 = written.sha256();
                 r.outputBytes = Files.size(temp);
                 AtomicOutput.publish(temp, target);
@@ -318,7 +318,7 @@ public final class Recovery {
         private final FollowedOutput followers;
         /**
          * A run is copied when it reaches this size: the copy then goes on while the log is replayed, and the
-         * SHA-256 thread hashes behind it. A log with no damage is one run; copied whole at the end, the copy
+         * read-back hashes behind it. A log with no damage is one run; copied whole at the end, the copy
          * and the hash of 2 GiB came after the replay, one after the other (2.5-4.7 s).
          */
         private static final long RUN_CHUNK = 8L << 20;

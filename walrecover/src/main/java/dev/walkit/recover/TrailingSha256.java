@@ -11,10 +11,10 @@ import java.util.HexFormat;
 import java.util.concurrent.CancellationException;
 
 /**
- * The SHA-256 of a file as it is written: a thread ({@link FollowedOutput}) reads it back (from the page
- * cache) behind the writer, up to what the writer has written ({@link WriteProgress}), so that the hash
- * costs the writing thread nothing and is ready when the file is closed. It is the hash of the bytes in
- * the file, not of a buffer.
+ * The SHA-256 of a file as it is written, by a read of its own: reads it back (from the page cache) behind
+ * the writer, up to what the writer has written ({@link WriteProgress}). It is the hash of the bytes in the
+ * file, not of a buffer. {@link FollowedOutput} uses it only when the read-back ({@link TrailingVerify}),
+ * which hashes the file as it reads it, stopped short.
  */
 final class TrailingSha256 {
     private TrailingSha256() {

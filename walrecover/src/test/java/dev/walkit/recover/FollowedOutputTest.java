@@ -26,9 +26,11 @@ import java.util.Random;
 import java.util.concurrent.CancellationException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The threads that follow a recovery WAL as it is written (read-back, SHA-256, writeback) give, once it is
@@ -81,7 +83,8 @@ class FollowedOutputTest {
         write(p, log.bytes(), log.ends(), out);
         assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
             assertEquals(log.digest(), out.stateDigest());
-            assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(log.bytes())), out.sha256());
+            assertEquals(sha256(log.bytes()), out.sha256());
+            assertTrue(out.hashedByReadBack(), "one read of the file: the read-back's");
             out.synced();
         });
     }
@@ -94,7 +97,16 @@ class FollowedOutputTest {
         Path p = Files.createFile(dir.resolve("out"));
         FollowedOutput out = new FollowedOutput(p, 1 << 20);
         write(p, damaged, log.ends(), out);
-        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> assertNull(out.stateDigest()));
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            assertNull(out.stateDigest());
+            // The read-back stopped at the damage: the hash is a read of its own, of the whole file.
+            assertFalse(out.hashedByReadBack());
+            assertEquals(sha256(damaged), out.sha256());
+        });
+    }
+
+    private static String sha256(byte[] bytes) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
     }
 
     @Test
