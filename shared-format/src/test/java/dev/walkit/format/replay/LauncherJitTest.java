@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * bin/_launch names methods in JIT directives (CompileCommand=dontinline, and a JDK method compiled sooner):
+ * bin/_launch names methods in JIT directives (CompileCommand=dontinline):
  * a name that no longer exists would be ignored by the JVM without a word, and the speed it bought lost.
  */
 class LauncherJitTest {
@@ -20,13 +20,6 @@ class LauncherJitTest {
         assertEachExists("jit", 5);
         String launcher = launcher();
         assertTrue(launcher.indexOf("-XX:CompileCommand=quiet") < launcher.indexOf("-XX:CompileCommand=dontinline"), "quiet comes first");
-        assertTrue(launcher.indexOf("-XX:CompileCommand=quiet") < launcher.indexOf("-XX:CompileCommand=option"), "quiet comes first");
-    }
-
-    @Test
-    void theJdkMethodsItCompilesSoonerExist() throws Exception {
-        // The caller the intrinsic needs compiled, the method it inlines, and the per-block loop.
-        assertEachExists("sha_jit", 3);
     }
 
     private static String launcher() throws Exception {
