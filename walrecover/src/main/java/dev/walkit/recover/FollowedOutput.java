@@ -25,7 +25,12 @@ final class FollowedOutput {
     /** With the data forced to disk each {@code syncStep} bytes written. */
     FollowedOutput(Path file, long syncStep) {
         readBack = Background.start("walrecover-read-back", () -> TrailingVerify.run(file, progress));
-        sha256 = readBack.thenApply(r -> r.sha256() != null ? r.sha256() : TrailingSha256.run(file, progress));
+        // On a thread of its own, not a stage run by whichever thread completes the read-back: if that were
+        // this one (a read-back done before this line), it would wait here for bytes it is to write.
+        sha256 = Background.start("walrecover-sha256", () -> {
+            String hashed = readBack.join().sha256();
+            return hashed != null ? hashed : TrailingSha256.run(file, progress);
+        });
         sync = Background.start("walrecover-fsync", () -> TrailingSync.run(file, progress, syncStep));
     }
 
