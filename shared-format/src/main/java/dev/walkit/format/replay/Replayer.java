@@ -202,25 +202,12 @@ public final class Replayer implements TransactionGrouper.Sink {
 
     /** Applies plain record {@code i} of {@code b} to the state of its key, {@code s}, as {@link #apply(WalEntry)} does. */
     private void apply(RecordBatch b, int i, KeyState s) {
-        long lease = b.lease[i];
+        if (b.lease[i] > maxLeaseSeen) maxLeaseSeen = b.lease[i];
         if (Flags.isDelete(b.flags[i])) {
-            keys.liveChanged(false);
-            s.live = false;
-            s.valueOffset = 0;
-            s.valueLength = 0;
-            s.lease = 0; // a tombstone is attached to no lease
+            tombstone(s, b.revision[i], b.offset[i]);
         } else {
-            if (!s.live) keys.liveChanged(true);
-            s.live = true;
-            s.createRevision = b.createRevision[i];
-            s.version = b.version[i];
-            s.lease = lease;
-            s.valueOffset = b.valueOffset[i];
-            s.valueLength = b.valueLength[i];
+            put(s, b.createRevision[i], b.revision[i], b.version[i], b.lease[i], b.valueOffset[i], b.valueLength[i], b.offset[i]);
         }
-        s.modRevision = b.revision[i];
-        s.recordOffset = b.offset[i];
-        if (lease > maxLeaseSeen) maxLeaseSeen = lease;
         records++;
     }
 
@@ -297,15 +284,8 @@ public final class Replayer implements TransactionGrouper.Sink {
             if (!s.live) {
                 finding(new Finding(DamageKind.DELETE_OF_ABSENT_KEY, e.offset(), e.length(), e.revision(), 0,
                         "DELETE of a key that is not live"));
-            } else {
-                keys.liveChanged(false);
             }
-            s.live = false;
-            s.modRevision = e.revision();
-            s.recordOffset = e.offset();
-            s.valueOffset = 0;
-            s.valueLength = 0;
-            s.lease = 0; // a tombstone is attached to no lease
+            tombstone(s, e.revision(), e.offset());
             listener.recordApplied(e, s);
             return;
         }
@@ -326,16 +306,33 @@ public final class Replayer implements TransactionGrouper.Sink {
     }
 
     private void set(KeyState s, WalEntry e, long createRevision, long version) {
+        put(s, createRevision, e.revision(), version, e.lease(), e.valueOffset(), e.valueLength(), e.offset());
+        if (e.lease() > maxLeaseSeen) maxLeaseSeen = e.lease();
+    }
+
+    /** The key's state after a PUT: live, with the value at {@code valueOffset} (the record at {@code recordOffset}). */
+    private void put(KeyState s, long createRevision, long modRevision, long version, long lease, long valueOffset, int valueLength,
+                     long recordOffset) {
         if (!s.live) keys.liveChanged(true);
         s.live = true;
         s.createRevision = createRevision;
-        s.modRevision = e.revision();
+        s.modRevision = modRevision;
         s.version = version;
-        s.lease = e.lease();
-        s.valueOffset = e.valueOffset();
-        s.valueLength = e.valueLength();
-        s.recordOffset = e.offset();
-        if (e.lease() > maxLeaseSeen) maxLeaseSeen = e.lease();
+        s.lease = lease;
+        s.valueOffset = valueOffset;
+        s.valueLength = valueLength;
+        s.recordOffset = recordOffset;
+    }
+
+    /** The key's state after a DELETE at {@code modRevision}: a tombstone, attached to no lease. */
+    private void tombstone(KeyState s, long modRevision, long recordOffset) {
+        if (s.live) keys.liveChanged(false);
+        s.live = false;
+        s.modRevision = modRevision;
+        s.recordOffset = recordOffset;
+        s.valueOffset = 0;
+        s.valueLength = 0;
+        s.lease = 0;
     }
 
     /** Call once after the last item: closes a snapshot prefix that the log ended inside. */
