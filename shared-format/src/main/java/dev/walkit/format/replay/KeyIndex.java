@@ -28,29 +28,13 @@ public final class KeyIndex {
     }
 
     public KeyState get(byte[] key) {
-        int h = hash(key);
-        int mask = hashes.length - 1;
-        for (int i = h & mask; ; i = (i + 1) & mask) {
-            int x = hashes[i];
-            if (x == 0) return null;
-            if (x == h && Arrays.equals(states[i].key, key)) return states[i];
-        }
+        return states[slot(key, 0, key.length, hash(key))];
     }
 
     KeyState getOrCreate(byte[] key) {
         int h = hash(key);
-        int mask = hashes.length - 1;
-        int i = h & mask;
-        for (; ; i = (i + 1) & mask) {
-            int x = hashes[i];
-            if (x == 0) break;
-            if (x == h && Arrays.equals(states[i].key, key)) return states[i];
-        }
-        KeyState s = new KeyState(key);
-        hashes[i] = h;
-        states[i] = s;
-        if (++size * 2 > hashes.length) grow();
-        return s;
+        int i = slot(key, 0, key.length, h);
+        return states[i] != null ? states[i] : insert(i, h, key);
     }
 
     /**
@@ -58,17 +42,25 @@ public final class KeyIndex {
      * (a {@link RecordBatch}'s): the key is copied only when it is new.
      */
     KeyState getOrCreate(byte[] keys, int start, int length, int h) {
+        int i = slot(keys, start, length, h);
+        return states[i] != null ? states[i] : insert(i, h, Arrays.copyOfRange(keys, start, start + length));
+    }
+
+    /** The slot of the key {@code keys[start, start + length)} with hash {@code h}, or the empty slot where it would go. */
+    private int slot(byte[] keys, int start, int length, int h) {
         int mask = hashes.length - 1;
-        int i = h & mask;
-        for (; ; i = (i + 1) & mask) {
+        for (int i = h & mask; ; i = (i + 1) & mask) {
             int x = hashes[i];
-            if (x == 0) break;
+            if (x == 0) return i;
             if (x == h) {
                 byte[] k = states[i].key;
-                if (Arrays.equals(k, 0, k.length, keys, start, start + length)) return states[i];
+                if (Arrays.equals(k, 0, k.length, keys, start, start + length)) return i;
             }
         }
-        KeyState s = new KeyState(Arrays.copyOfRange(keys, start, start + length));
+    }
+
+    private KeyState insert(int i, int h, byte[] key) {
+        KeyState s = new KeyState(key);
         hashes[i] = h;
         states[i] = s;
         if (++size * 2 > hashes.length) grow();
