@@ -1,6 +1,7 @@
 package dev.walkit.format.replay;
 
 import dev.walkit.format.DamageSpan;
+import dev.walkit.format.Handoff;
 import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordView;
@@ -10,87 +11,54 @@ import dev.walkit.format.WalReader;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 
 /**
- * Reads a v2 log on a second thread into {@link RecordBatch}es, so that reading, CRC, decode and the
- * keys' hashes run beside replay, as {@link dev.walkit.format.Prefetch} does for {@link WalEntry}s but
- * with no object made for a plain record. The batches go round: {@link #take} one, {@link #recycle} it
+ * Reads a v2 log on a second thread ({@link Handoff}) into {@link RecordBatch}es, so that reading, CRC, decode
+ * and the keys' hashes run beside replay, as {@link dev.walkit.format.Prefetch} does for {@link WalEntry}s
+ * but with no object made for a plain record. The batches go round: {@link #take} one, {@link #recycle} it
  * when done. The reader owns its {@link WalFile}: nothing but the batches passes between the threads,
  * through the queues.
  */
 final class BatchReader implements Closeable {
     private static final int IN_FLIGHT = 8;
-    private static final RecordBatch END = new RecordBatch();
 
-    private final WalFile file;
     private final WalReader reader;
-    private final BlockingQueue<RecordBatch> full = new ArrayBlockingQueue<>(IN_FLIGHT + 1);
     private final BlockingQueue<RecordBatch> free = new ArrayBlockingQueue<>(IN_FLIGHT);
-    private final Thread producer;
-    private volatile Throwable failure;
+    private final Handoff<RecordBatch> full;
     /** Valid records read; read by the caller after {@link #take} returned null. */
     private long records;
 
     BatchReader(WalFile file, ReaderOptions options) {
-        this.file = file;
         this.reader = new WalReader(file, options.withLevel(ReaderOptions.Level.DECODE));
         for (int i = 0; i < IN_FLIGHT; i++) free.add(new RecordBatch());
-        this.producer = new Thread(this::produce, "walkit-reader");
-        producer.setDaemon(true);
-        producer.start();
+        this.full = new Handoff<>("walkit-reader", IN_FLIGHT, "reading " + file.path(), this::produce);
     }
 
-    private void produce() {
-        try {
-            RecordBatch b = free.take();
-            long n = 0;
-            for (ReadResult x; (x = reader.next()) != null; ) {
-                if (x instanceof RecordView v) {
-                    n++;
-                    if (RecordBatch.plain(v)) b.addPlain(v);
-                    else b.add(WalEntry.of(v));
-                } else {
-                    b.add((DamageSpan) x);
-                }
-                if (b.full()) {
-                    full.put(b);
-                    b = free.take();
-                }
+    private void produce(Handoff<RecordBatch> out) throws InterruptedException {
+        RecordBatch b = free.take();
+        long n = 0;
+        for (ReadResult x; (x = reader.next()) != null; ) {
+            if (x instanceof RecordView v) {
+                n++;
+                if (RecordBatch.plain(v)) b.addPlain(v);
+                else b.add(WalEntry.of(v));
+            } else {
+                b.add((DamageSpan) x);
             }
-            records = n;
-            if (b.size > 0) full.put(b);
-            full.put(END);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Throwable t) {
-            failure = t;
-            try {
-                full.put(END);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (b.full()) {
+                out.put(b);
+                b = free.take();
             }
         }
+        records = n;
+        if (b.size > 0) out.put(b);
     }
 
     /** The next batch, or null after the last. */
     RecordBatch take() {
-        RecordBatch b;
-        try {
-            b = full.take();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading " + file.path(), e);
-        }
-        if (b != END) return b;
-        full.add(END); // stays the end for a caller that asks again
-        Throwable t = failure;
-        if (t instanceof RuntimeException r) throw r;
-        if (t instanceof Error err) throw err;
-        if (t != null) throw new UncheckedIOException(new IOException(t));
-        return null;
+        return full.take();
     }
 
     /** Hands a batch taken back to be filled again. */
@@ -106,12 +74,7 @@ final class BatchReader implements Closeable {
 
     @Override
     public void close() throws IOException {
-        producer.interrupt();
-        try {
-            producer.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        full.close();
         reader.close();
     }
 }
