@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,6 +85,18 @@ public final class K8sWalGenerator {
     /** The transactions written after any snapshot prefix, in order (with {@link #keepTransactions()}). */
     public List<List<KeyValue>> transactions() {
         return written;
+    }
+
+    /** The log's bytes (written through a temporary file, as {@link #write} writes it). */
+    public byte[] bytes() throws IOException {
+        Path tmp = Files.createTempFile("walkit-generated", ".wal");
+        try {
+            Files.delete(tmp);
+            write(tmp);
+            return Files.readAllBytes(tmp);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
     }
 
     /** Writes the log to {@code path} (a new file). */

@@ -30,6 +30,8 @@ class GeneratorTest {
         K8sWalGenerator g = new K8sWalGenerator(K8sWalGenerator.Options.of(11, 3 << 20).withCompacted(compacted));
         g.write(wal);
         assertTrue(Files.size(wal) >= 3 << 20);
+        assertArrayEquals(Files.readAllBytes(wal),
+                new K8sWalGenerator(K8sWalGenerator.Options.of(11, 3 << 20).withCompacted(compacted)).bytes(), "bytes() is what write() writes");
         try (WalFile f = WalFile.open(wal, ReaderOptions.defaults().maxRecLen())) {
             Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
             assertEquals(Map.of(), s.findingCounts());

@@ -126,9 +126,7 @@ class WalDoctorTest {
 
     @Test
     void recognisesTornTailZeroBlockDuplicatedTailAndLeftoverCompaction() throws Exception {
-        Path gen = dir.resolve("gen");
-        new K8sWalGenerator(K8sWalGenerator.Options.of(8, 128 << 10)).write(gen);
-        byte[] clean = Files.readAllBytes(gen);
+        byte[] clean = new K8sWalGenerator(K8sWalGenerator.Options.of(8, 128 << 10)).bytes();
         DamageInjector inj = new DamageInjector(clean);
 
         Path torn = Files.createDirectories(dir.resolve("torn"));

@@ -54,14 +54,10 @@ class BatchReplayTest {
     Path dir;
 
     @BeforeAll
-    static void generate(@TempDir Path tmp) throws Exception {
-        Path a = tmp.resolve("plain");
-        new K8sWalGenerator(K8sWalGenerator.Options.of(21, 256 << 10)).write(a);
-        plain = Files.readAllBytes(a);
+    static void generate() throws Exception {
+        plain = new K8sWalGenerator(K8sWalGenerator.Options.of(21, 256 << 10)).bytes();
         plainRecords = new DamageInjector(plain);
-        Path b = tmp.resolve("compacted");
-        new K8sWalGenerator(K8sWalGenerator.Options.of(22, 256 << 10).withCompacted(true)).write(b);
-        compacted = Files.readAllBytes(b);
+        compacted = new K8sWalGenerator(K8sWalGenerator.Options.of(22, 256 << 10).withCompacted(true)).bytes();
         compactedRecords = new DamageInjector(compacted);
     }
 

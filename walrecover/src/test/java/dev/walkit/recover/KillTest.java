@@ -25,9 +25,7 @@ class KillTest {
 
     @Test
     void killNineLeavesNoWalOrAVerifiedOne() throws Exception {
-        Path gen = dir.resolve("clean");
-        new K8sWalGenerator(K8sWalGenerator.Options.of(3, 24 << 20)).write(gen);
-        DamageInjector inj = new DamageInjector(Files.readAllBytes(gen));
+        DamageInjector inj = new DamageInjector(new K8sWalGenerator(K8sWalGenerator.Options.of(3, 24 << 20)).bytes());
         Path input = Files.write(dir.resolve("wal"), inj.apply(DamageInjector.Kind.CRC_MISMATCH, inj.recordCount() / 2, 1).log());
         Path reference = dir.resolve("reference");
         assertEquals(0, WalRecoverTest.run("--out", reference.toString(), input.toString()).exit());

@@ -48,9 +48,7 @@ class ReadBackTest {
         int checked = 0;
         int joined = 0;
         for (boolean compacted : new boolean[] {false, true}) {
-            Path gen = dir.resolve("gen-" + compacted);
-            new K8sWalGenerator(K8sWalGenerator.Options.of(11, 512 << 10).withCompacted(compacted)).write(gen);
-            byte[] clean = Files.readAllBytes(gen);
+            byte[] clean = new K8sWalGenerator(K8sWalGenerator.Options.of(11, 512 << 10).withCompacted(compacted)).bytes();
             DamageInjector d = new DamageInjector(clean);
             List<byte[]> all = new ArrayList<>(logs(d));
             all.add(clean);
