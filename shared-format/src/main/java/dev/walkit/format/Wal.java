@@ -54,7 +54,28 @@ public final class Wal {
         return new Sniff(WalFormat.V2, v2, v2 < size);
     }
 
+    private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /**
+     * Sniffs {@code file}, or says why it is not a WAL: empty, a SQLite database (kine's), or no record of
+     * either format validates anywhere in it under any CRC range (so a log with the crc range bug is a WAL,
+     * whichever of its records is damaged). The one definition every tool uses.
+     */
+    public static Sniff requireWal(WalFile file, int maxRecLen) throws NotAWalException {
+        if (file.size() == 0) throw new NotAWalException(file.path() + ": not a WAL: the file is empty");
+        if (file.size() >= SQLITE_MAGIC.length && java.util.Arrays.equals(file.read(0, SQLITE_MAGIC.length), SQLITE_MAGIC)) {
+            throw new NotAWalException(file.path() + ": not a WAL: this is a SQLite database (kine's state.db? see walmigrate)");
+        }
+        Sniff s = sniff(file, maxRecLen);
+        if (!s.anyValid()) {
+            throw new NotAWalException(file.path() + ": not a WAL: no valid v2 or v1 record anywhere in " + file.size() + " bytes");
+        }
+        return s;
+    }
+
     private static boolean validAt(WalFile file, long at, Framing framing, Set<CrcRange> alts) {
+        // A file shorter than the smallest frame holds no record (and has no header to read).
+        if (file.size() - at < framing.minFrame()) return false;
         ByteBuffer buf = file.bufferAt(at, framing.headerLength());
         int idx = file.indexIn(at);
         long frame = framing.plausibleFrame(buf, idx, file.size() - at);

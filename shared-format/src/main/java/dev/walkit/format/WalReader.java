@@ -34,8 +34,12 @@ public final class WalReader implements Closeable {
     private final KvDecoder decoder = new KvDecoder();
     private final CRC32C crc = new CRC32C();
     private final Resync resync;
-    /** Buggy CRC ranges seen so far (or accepted): resync also accepts frames that match them. */
-    private final Set<CrcRange> altRanges = EnumSet.noneOf(CrcRange.class);
+    /**
+     * Resync stops at a frame whose CRC matches the standard range or either buggy range, seen before or
+     * not: a log written with the crc range bug is recognised wherever its first intact record is, not
+     * only when record 0 is intact (the reader then names the frame {@code crc-range-bug}).
+     */
+    private static final Set<CrcRange> RESYNC_RANGES = EnumSet.of(CrcRange.PAYLOAD_ONLY, CrcRange.SKIP_FLAGS);
     private long pos;
     private ByteBuffer scratchOwner;
     private ByteBuffer scratch;
@@ -54,7 +58,6 @@ public final class WalReader implements Closeable {
         this.options = options;
         this.ownsFile = ownsFile;
         this.resync = new Resync(file, Framing.v2(options.maxRecLen()));
-        if (options.acceptCrc() != null) altRanges.add(options.acceptCrc());
     }
 
     /** Opens {@code path} read-only; the reader closes the file. */
@@ -89,7 +92,7 @@ public final class WalReader implements Closeable {
      */
     public long resyncFrom(long offset) {
         if (offset < 0 || offset > file.size()) throw new IllegalArgumentException("offset " + offset + " outside the file");
-        pos = offset == 0 ? 0 : resync.findNext(offset, altRanges);
+        pos = offset == 0 ? 0 : resync.findNext(offset, RESYNC_RANGES);
         held = null;
         return pos;
     }
@@ -98,8 +101,7 @@ public final class WalReader implements Closeable {
      * For a reader of a file's first part while another reads on from {@code horizon}: a resync that
      * finds no valid record before {@code horizon} takes {@code firstValidAtOrPast} (what the other
      * reader's {@link #resyncFrom}{@code (horizon)} found) instead of scanning on, so that a damaged
-     * span across the horizon is scanned once. Used only while no buggy CRC range has been seen (the
-     * other reader starts without any); otherwise, or if the future fails, this reader scans itself.
+     * span across the horizon is scanned once. If the future fails, this reader scans itself.
      */
     public void resyncHorizon(long horizon, Future<Long> firstValidAtOrPast) {
         this.horizon = horizon;
@@ -107,8 +109,8 @@ public final class WalReader implements Closeable {
     }
 
     private long findNext(long from) {
-        if (beyondHorizon != null && from < horizon && altRanges.isEmpty()) {
-            long found = resync.findNext(from, altRanges, horizon);
+        if (beyondHorizon != null && from < horizon) {
+            long found = resync.findNext(from, RESYNC_RANGES, horizon);
             if (found >= 0) return found;
             try {
                 return beyondHorizon.get();
@@ -117,9 +119,9 @@ public final class WalReader implements Closeable {
             } catch (ExecutionException | CancellationException e) {
                 // the other reader failed: scan on here
             }
-            return resync.findNext(horizon, altRanges);
+            return resync.findNext(horizon, RESYNC_RANGES);
         }
-        return resync.findNext(from, altRanges);
+        return resync.findNext(from, RESYNC_RANGES);
     }
 
     /** The next record or damaged span, or null at the end of the file. */
@@ -181,7 +183,6 @@ public final class WalReader implements Closeable {
             if (stored == computed) return frameValid(buf, idx, start, recLen, CrcRange.STANDARD);
             for (CrcRange alt : new CrcRange[] {CrcRange.PAYLOAD_ONLY, CrcRange.SKIP_FLAGS}) {
                 if (alt.compute(crc, scratch, idx, recLen) == stored) {
-                    altRanges.add(alt);
                     if (alt == options.acceptCrc()) return frameValid(buf, idx, start, recLen, alt);
                     pos = start + frame;
                     return new DamageSpan(DamageKind.CRC_RANGE_BUG, start, frame,

@@ -10,7 +10,7 @@ import dev.walkit.format.RecordView;
 import dev.walkit.format.WalReader;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.KeyState;
-import dev.walkit.verify.Meaning;
+import dev.walkit.format.Meaning;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

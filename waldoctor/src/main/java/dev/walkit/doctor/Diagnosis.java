@@ -9,7 +9,8 @@ import dev.walkit.format.Finding;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.Replayer;
-import dev.walkit.verify.Meaning;
+import dev.walkit.format.Assessment;
+import dev.walkit.format.Meaning;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -72,11 +73,10 @@ public final class Diagnosis {
         live.stream().sorted(Comparator.comparingInt(KeyState::valueLength).reversed()).limit(5).forEach(largest::add);
         for (LogIndex.Dropped d : x.dropped()) uncertainKeys.addAll(d.keys());
         recognise();
-        boolean healthy = x.damage().isEmpty() && s.findings().isEmpty();
-        boolean tailOnly = !healthy && x.damage().size() <= 1
-                && x.damage().stream().allMatch(l -> l.span().kind() == DamageKind.TORN_TAIL)
-                && s.findings().stream().allMatch(f -> f.kind() == DamageKind.INCOMPLETE_TRANSACTION
-                && (x.damage().isEmpty() ? f.offset() + f.length() == x.file().size() : f.offset() + f.length() == x.damage().get(0).span().offset()));
+        Assessment.Verdict verdict = Assessment.of(x.damage().stream().map(DamageLocator.Located::span).toList(), s.findings(),
+                x.file().size()).verdict();
+        boolean healthy = verdict == Assessment.Verdict.HEALTHY;
+        boolean tailOnly = verdict == Assessment.Verdict.TORN_TAIL;
         exit = healthy ? ExitCode.OK : tailOnly ? ExitCode.TAIL_ONLY : ExitCode.DAMAGE;
         recommend(healthy, tailOnly);
     }

@@ -100,6 +100,7 @@ public final class LogIndex implements Closeable {
         this.file = file;
         this.leftoverCompaction = Wal.leftoverCompaction(walPath);
         ReaderOptions ro = ReaderOptions.defaults();
+        Wal.requireWal(file, ro.maxRecLen()); // what walverify calls not a WAL, every waldoctor command does too
         DamageLocator loc = new DamageLocator(damage::add);
         long step = Math.max(1, file.size() / 50);
         long[] nextReport = {step};

@@ -108,10 +108,6 @@ public final class WalDoctor implements Callable<Integer> {
             if (writeOut.check("waldoctor diagnose", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
             OutputFormat format = writeOut.format();
             return withIndex(path, err, format == OutputFormat.SIMPLE, x -> {
-                if (x.records() == 0 && x.damage().stream().noneMatch(l -> l.span().kind() == dev.walkit.format.DamageKind.CRC_RANGE_BUG)) {
-                    err.println("waldoctor: " + path + ": not a WAL: no valid record");
-                    return ExitCode.UNREADABLE.code();
-                }
                 Diagnosis d = new Diagnosis(x);
                 switch (format) {
                     case JSON -> out.println(d.json());

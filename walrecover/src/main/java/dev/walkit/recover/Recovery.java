@@ -1,6 +1,7 @@
 package dev.walkit.recover;
 
 import dev.walkit.cli.Timing;
+import dev.walkit.format.Assessment;
 import dev.walkit.format.Background;
 import dev.walkit.format.CrcRange;
 import dev.walkit.format.DamageKind;
@@ -81,7 +82,8 @@ public final class Recovery {
         ReaderOptions ro = ReaderOptions.defaults().withAcceptCrc(o.acceptCrc());
         try (WalFile in = WalFile.open(input, ro.maxRecLen())) {
             r.inputBytes = in.size();
-            if (in.size() == 0) throw new Refused(input + ": the file is empty: nothing to recover", false);
+            // What walverify calls not a WAL, walrecover does too (exit 4), before DIR is touched.
+            WalFormat sniffed = Wal.requireWal(in, ro.maxRecLen()).format();
             Path temp = null;
             HistoryWriter history = null;
             OutputLock lock = null;
@@ -98,8 +100,7 @@ public final class Recovery {
                     checkTarget(input, outDir, target, o.force());
                     temp = AtomicOutput.tempIn(outDir, Wal.WAL_FILE);
                     if (!o.compact()) {
-                        WalFormat format = Wal.sniff(in, ro.maxRecLen()).format();
-                        history = new HistoryWriter(temp, in, format == WalFormat.V1);
+                        history = new HistoryWriter(temp, in, sniffed == WalFormat.V1);
                     }
                 }
                 Plan plan = new Plan(r, history);
@@ -127,9 +128,22 @@ public final class Recovery {
                 r.compactRevision = s.compactRevision();
                 r.liveKeys = s.keys().liveCount();
                 r.leases = s.leases(o.leaseTtl());
+                r.form = o.compact() ? "snapshot" : "history";
+                String keptBreak = keptRuleBreak(s);
+                if (!o.compact() && keptBreak != null) {
+                    r.form = "snapshot";
+                    r.formWhy = keptBreak;
+                }
                 if (o.dryRun()) {
                     r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readFully);
                     return r;
+                }
+                if (history != null && keptBreak != null) {
+                    // The kept records would carry the rule break into the output as they stand: the snapshot form.
+                    history.abandon();
+                    history = null;
+                    AtomicOutput.discard(temp);
+                    temp = AtomicOutput.tempIn(outDir, Wal.WAL_FILE);
                 }
                 FollowedOutput written;
                 if (history != null) {
@@ -191,6 +205,28 @@ public final class Recovery {
         }
     }
 
+    /**
+     * The first rule break that replay reported and applied (a finding that dropped nothing), which the history
+     * form would carry into the output as it stands, in words; null when there is none. The history form's
+     * records are the kept records byte-exact, so its replay finds what the plan found; the snapshot form
+     * states each live key once, which §5's create_revision/version rules do not apply to. A prefix count that
+     * does not match is not one: the history form writes the count of the records it keeps.
+     */
+    static String keptRuleBreak(Replayer s) {
+        for (Finding f : s.findings()) {
+            if (f.records() > 0 || f.kind() == DamageKind.INCOMPLETE_TRANSACTION || f.kind() == DamageKind.TRUNCATED_SNAPSHOT
+                    || f.detail().startsWith("more snapshot records than")) {
+                continue;
+            }
+            long n = s.findingCounts().entrySet().stream()
+                    .filter(x -> x.getKey() != DamageKind.INCOMPLETE_TRANSACTION && x.getKey() != DamageKind.TRUNCATED_SNAPSHOT)
+                    .mapToLong(Map.Entry::getValue).sum();
+            return "the kept records break the rules of a healthy log as they stand (" + f.kind().label() + " at offset "
+                    + f.offset() + (n > 1 ? ", and " + (n - 1) + " more finding(s)" : "") + "): written as a snapshot of the final state";
+        }
+        return null;
+    }
+
     /** The policy's verdict on what replay found, or null to go on. */
     private static String decide(RecoveryOptions o, RecoveryReport r, Replayer s, Plan plan) {
         boolean crcBug = s.damage().stream().anyMatch(d -> d.kind() == DamageKind.CRC_RANGE_BUG);
@@ -209,7 +245,7 @@ public final class Recovery {
                 }
             }
             case TOLERATE_TAIL -> {
-                long tail = plan.lastCompleteEnd;
+                long tail = Assessment.of(s.damage(), s.findings(), r.inputBytes).tailStart();
                 for (DamageSpan d : s.damage()) {
                     if (d.offset() < tail) return "policy tolerate-tail: " + d.kind().label() + " at offset " + d.offset() + " is not at the tail; nothing written";
                 }
@@ -228,7 +264,6 @@ public final class Recovery {
     private static final class Plan implements Replayer.Listener {
         final RecoveryReport r;
         final HistoryWriter history;
-        long lastCompleteEnd;
         final Map<String, RecoveryReport.Loss> loss = new LinkedHashMap<>();
         final List<Transaction> droppedTxns = new ArrayList<>();
 
@@ -241,7 +276,6 @@ public final class Recovery {
         public void applied(Transaction txn, KeyIndex keys) {
             r.keptTransactions++;
             r.keptRecords += txn.entries().size();
-            lastCompleteEnd = Math.max(lastCompleteEnd, txn.end());
             if (history != null) history.write(txn, keys);
         }
 
@@ -254,13 +288,11 @@ public final class Recovery {
         public void appliedPlain(long offset, long length, int records) {
             r.keptTransactions++;
             r.keptRecords += records;
-            lastCompleteEnd = Math.max(lastCompleteEnd, offset + length);
             if (history != null) history.writePlain(offset, length);
         }
 
         @Override
         public void dropped(Transaction txn, String why) {
-            lastCompleteEnd = Math.max(lastCompleteEnd, txn.end());
             drop(txn.offset(), txn.revision(), txn.entries().size(), why);
             if (droppedTxns.size() < RecoveryReport.MAX_LISTED) droppedTxns.add(txn);
         }
@@ -464,9 +496,8 @@ public final class Recovery {
             Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
             List<String> problems = new ArrayList<>();
             if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));
-            for (DamageKind k : new DamageKind[] {DamageKind.INCOMPLETE_TRANSACTION, DamageKind.REVISION_REGRESSION, DamageKind.TRUNCATED_SNAPSHOT}) {
-                if (s.findingCounts().containsKey(k)) problems.add(s.findingCounts().get(k) + " " + k.label());
-            }
+            // The same check as walverify --level semantic: any finding at all fails it.
+            s.findingCounts().forEach((k, n) -> problems.add(n + " " + k.label()));
             if (!problems.isEmpty()) {
                 throw new IOException("the recovery WAL did not verify (nothing was published): " + String.join("; ", problems));
             }

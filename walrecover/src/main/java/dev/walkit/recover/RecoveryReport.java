@@ -42,6 +42,18 @@ public final class RecoveryReport {
     long outputBytes;
     String outputSha256;
     String refused;
+    /** The output's form: history or snapshot. */
+    String form;
+    /** Why the snapshot form was written where the history form was asked for, or null. */
+    String formWhy;
+
+    public String form() {
+        return form;
+    }
+
+    public String formWhy() {
+        return formWhy;
+    }
 
     public String refused() {
         return refused;

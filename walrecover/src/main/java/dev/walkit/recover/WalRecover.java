@@ -185,11 +185,12 @@ public final class WalRecover implements Callable<Integer> {
         }
         out.printf("  state: revision %d, compact revision %d, %,d live keys, %,d leases (next lease ID %d)%n", r.finalRevision(),
                 r.compactRevision(), r.liveKeys(), r.leases().keysByLease().size(), r.leases().nextLeaseId());
+        if (r.formWhy() != null) out.printf("  form: %s: %s%n", r.form(), r.formWhy());
         if (o.dryRun()) {
             for (RecoveryReport.Loss l : r.loss()) {
                 out.printf("  would lose: %-7s %s (revision %d)%n", l.change(), new String(l.key(), StandardCharsets.UTF_8), l.revision());
             }
-            out.printf("dry run: would write %s/wal (%s form), state digest %s%n", o.out() == null ? "DIR" : o.out(), o.compact() ? "snapshot" : "history", r.stateDigest());
+            out.printf("dry run: would write %s/wal (%s form), state digest %s%n", o.out() == null ? "DIR" : o.out(), r.form(), r.stateDigest());
         } else {
             out.printf("wrote %s (%,d bytes, sha256 %s) and %s, verified%n", r.output(), r.outputBytes(), r.outputSha256(),
                     r.output().resolveSibling(Recovery.LEASES_FILE));
@@ -223,7 +224,7 @@ public final class WalRecover implements Callable<Integer> {
     static String json(RecoveryReport r) {
         RecoveryOptions o = r.options();
         Json j = new Json().beginObject().field("schema", SCHEMA).field("policy", o.policy().label()).field("dry_run", o.dryRun())
-                .field("form", o.compact() ? "snapshot" : "history");
+                .field("form", r.form()).field("form_why", r.formWhy());
         j.name("input").beginObject().field("path", r.input().toString()).field("format", r.format() == null ? null : r.format().label())
                 .field("bytes", r.inputBytes()).field("records", r.inputRecords()).endObject();
         j.field("kept_transactions", r.keptTransactions()).field("kept_records", r.keptRecords()).field("dropped_transactions", r.droppedTransactions());

@@ -205,17 +205,24 @@ class WalRecoverTest {
         assertTrue(bytes.length > 2 * (8 << 20), "more than two runs: " + bytes.length);
         assertTrue(Arrays.equals(bytes, Files.readAllBytes(out.resolve("wal"))), "a clean log is copied as it is");
 
-        // A transaction of one record past the middle (it and the record after it start transactions).
+        // A transaction of one record past the middle (it and the record after it start transactions), a PUT of
+        // a key no later record writes: dropping it leaves the kept records obeying §5 as they stand, so the
+        // output stays in history form.
         List<long[]> records = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        Map<String, Integer> lastWrite = new java.util.HashMap<>();
         try (WalFile f = WalFile.open(input, ReaderOptions.defaults().maxRecLen())) {
             var reader = new WalReader(f, ReaderOptions.defaults());
             for (var x = reader.next(); x != null; x = reader.next()) {
                 RecordView v = (RecordView) x;
-                records.add(new long[] {v.offset(), v.length(), v.isTxnCont() ? 1 : 0});
+                records.add(new long[] {v.offset(), v.length(), v.isTxnCont() ? 1 : 0, v.isDelete() ? 1 : 0});
+                String key = HexFormat.of().formatHex(dev.walkit.format.WalEntry.of(v).key());
+                keys.add(key);
+                lastWrite.put(key, records.size() - 1);
             }
         }
         int i = records.size() / 2;
-        while (records.get(i - 1)[2] != 0 || records.get(i)[2] != 0) i++;
+        while (records.get(i - 1)[2] != 0 || records.get(i)[2] != 0 || records.get(i)[3] != 0 || lastWrite.get(keys.get(i)) != i) i++;
         long at = records.get(i)[0];
         int len = (int) records.get(i)[1];
         byte[] damaged = bytes.clone();

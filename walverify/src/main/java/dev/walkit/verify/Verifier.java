@@ -17,7 +17,6 @@ import dev.walkit.format.replay.Replay;
 import dev.walkit.format.replay.Replayer;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,23 +35,21 @@ public final class Verifier {
         }
     }
 
-    private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
-
     private Verifier() {
     }
 
-    public static VerifyReport verify(Path input, VerifyLevel level, Listener listener) throws IOException, NotAWalException {
+    public static VerifyReport verify(Path input, VerifyLevel level, Listener listener) throws IOException {
         return verify(input, level, listener, SplitScan.MIN_SPLIT);
     }
 
     /** As above; v2 files of {@code minSplit} bytes or more are read on two threads (at semantic level, while clean). */
-    static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit) throws IOException, NotAWalException {
+    static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit) throws IOException {
         return verify(input, level, listener, minSplit, true);
     }
 
     /** As above; {@code cleanPath} false: the semantic level replays with {@link Replayer} alone (tests compare the two). */
     static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit, boolean cleanPath)
-            throws IOException, NotAWalException {
+            throws IOException {
         Listener l = listener == null ? new Listener() { } : listener;
         Path walPath = Wal.resolve(input);
         ReaderOptions ro = level == VerifyLevel.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
@@ -62,8 +59,7 @@ public final class Verifier {
         r.leftoverCompaction = Wal.leftoverCompaction(walPath);
         try (WalFile file = WalFile.open(walPath, ro.maxRecLen())) {
             r.bytes = file.size();
-            notAWal(file);
-            Wal.Sniff sniff = Wal.sniff(file, ro.maxRecLen());
+            Wal.Sniff sniff = Wal.requireWal(file, ro.maxRecLen());
             r.format = sniff.format();
             Locator loc = new Locator(r, l);
             if (level == VerifyLevel.SEMANTIC) {
@@ -87,9 +83,6 @@ public final class Verifier {
                 }
             }
             loc.end();
-            if (r.records == 0 && !sniff.anyValid() && r.damage.stream().noneMatch(d -> d.span().kind() == DamageKind.CRC_RANGE_BUG)) {
-                throw new NotAWalException(walPath + ": not a WAL: no valid v2 or v1 record anywhere in " + r.bytes + " bytes");
-            }
         }
         try {
             long now = java.nio.file.Files.size(walPath);
@@ -102,13 +95,6 @@ public final class Verifier {
             l.finding(new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, r.leftoverCompaction + " exists: a compaction did not finish"));
         }
         return r;
-    }
-
-    private static void notAWal(WalFile file) throws NotAWalException {
-        if (file.size() == 0) throw new NotAWalException(file.path() + ": not a WAL: the file is empty");
-        if (file.size() >= SQLITE_MAGIC.length && java.util.Arrays.equals(file.read(0, SQLITE_MAGIC.length), SQLITE_MAGIC)) {
-            throw new NotAWalException(file.path() + ": not a WAL: this is a SQLite database (kine's state.db? see walmigrate)");
-        }
     }
 
     private static void frames(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc, long minSplit) throws IOException {

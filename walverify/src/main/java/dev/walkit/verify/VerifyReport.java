@@ -1,8 +1,9 @@
 package dev.walkit.verify;
 
-import dev.walkit.format.replay.DamageLocator;
+import dev.walkit.format.Assessment;
 import dev.walkit.format.Finding;
 import dev.walkit.format.WalFormat;
+import dev.walkit.format.replay.DamageLocator;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -100,19 +101,14 @@ public final class VerifyReport {
         return leftoverCompaction;
     }
 
-    /** True when the only damage is at the tail: one span reaching the end of the file, and findings only about it. */
+    /** What the damage and findings amount to ({@link Assessment}: the one definition of "torn tail only"). */
+    public Assessment assessment() {
+        return Assessment.of(damage.stream().map(DamageLocator.Located::span).toList(), findings, bytes);
+    }
+
+    /** True when the only damage is at the tail: one torn tail reaching the end of the file, and findings only about it. */
     public boolean tailOnly() {
-        if (damage.isEmpty() && findings.isEmpty()) return false;
-        if (damage.size() > 1) return false;
-        long tailStart = damage.isEmpty() ? bytes : damage.get(0).span().offset();
-        if (!damage.isEmpty() && (damage.get(0).span().end() != bytes || damage.get(0).span().kind() != dev.walkit.format.DamageKind.TORN_TAIL)) {
-            return false;
-        }
-        for (Finding f : findings) {
-            if (f.kind() != dev.walkit.format.DamageKind.INCOMPLETE_TRANSACTION) return false;
-            if (f.offset() + f.length() != tailStart) return false;
-        }
-        return true;
+        return assessment().verdict() == Assessment.Verdict.TORN_TAIL;
     }
 
     public boolean healthy() {
@@ -121,6 +117,6 @@ public final class VerifyReport {
 
     /** healthy, torn-tail or damaged. */
     public String verdict() {
-        return healthy() ? "healthy" : tailOnly() ? "torn-tail" : "damaged";
+        return assessment().verdict().label();
     }
 }

@@ -9,6 +9,7 @@ import dev.walkit.cli.VersionProvider;
 import dev.walkit.cli.WriteOut;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
+import dev.walkit.format.Meaning;
 import dev.walkit.format.replay.DamageLocator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -111,7 +112,7 @@ public final class WalVerify implements Callable<Integer> {
         VerifyReport r;
         try {
             r = Verifier.verify(path, level, streaming);
-        } catch (NotAWalException e) {
+        } catch (dev.walkit.format.NotAWalException e) {
             if (!quiet) err.println("walverify: " + e.getMessage());
             return ExitCode.UNREADABLE.code();
         } catch (IOException | java.io.UncheckedIOException e) {

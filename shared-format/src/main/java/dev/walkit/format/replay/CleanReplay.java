@@ -26,8 +26,6 @@ import java.nio.ByteBuffer;
  */
 public final class CleanReplay {
     private final boolean part;
-    /** Rule breaks of single records (create_revision/version, DELETE of an absent key) applied as stored, as Replayer does. */
-    private final boolean asStored;
     private final boolean keepsValues;
     private final KeyTable keys;
     private String irregularity;
@@ -41,52 +39,47 @@ public final class CleanReplay {
     private long revision;
     private long firstTxnRevision = -1;
     private long openTxn = -1;
-    private boolean ordinarySeen;
-    // Snapshot prefix (§6).
-    private boolean marker;
-    private long compactRevision;
-    private long snapshotExpected;
-    private long snapshotPresent;
+    private final SnapshotPrefix prefix = new SnapshotPrefix();
+    /** Set by {@link #prefix} when its rules report anything: the light replay stops there. */
+    private final SnapshotPrefix.Report stop = (kind, offset, length, detail, drops, inPrefix) -> irregular(detail + " at offset " + offset);
     private int lastSnapshotRef = -1;
     // After a join: the key counts of both parts together.
     private long joinedLive;
     private long joinedKeys;
     private CleanReplay joinedWith;
 
-    private CleanReplay(boolean part, boolean asStored, boolean keepsValues) {
+    private CleanReplay(boolean part, boolean keepsValues) {
         this.part = part;
-        this.asStored = asStored;
         this.keepsValues = keepsValues;
         this.keys = new KeyTable(part, keepsValues);
     }
 
     /** For a whole log, or the first part of one. */
     public static CleanReplay whole() {
-        return new CleanReplay(false, false, false);
+        return new CleanReplay(false, false);
     }
 
     /** For a later part of a log, starting at a transaction boundary. */
     public static CleanReplay part() {
-        return new CleanReplay(true, false, false);
+        return new CleanReplay(true, false);
     }
 
     /**
-     * For the {@link StateDigest} of a whole log that has no damage, incomplete transaction, revision
-     * regression or snapshot prefix out of place (a recovery output read back): records that break the
-     * create_revision/version or DELETE rules are applied as stored, as {@link Replayer} applies them.
+     * For the {@link StateDigest} of a whole log (a recovery output read back): the same rules, the same stop
+     * points, as {@link #whole()} (so as walverify's semantic level), keeping where each live key's value is.
      */
     public static CleanReplay forDigest() {
-        return new CleanReplay(false, true, true);
+        return new CleanReplay(false, true);
     }
 
     /** {@link #part()} of a log read for its digest ({@link #forDigest()}). */
     public static CleanReplay partForDigest() {
-        return new CleanReplay(true, true, true);
+        return new CleanReplay(true, true);
     }
 
     /** The same kind of replay, for a later part of the log. */
     public CleanReplay newPart() {
-        return new CleanReplay(true, asStored, keepsValues);
+        return new CleanReplay(true, keepsValues);
     }
 
     /** Applies the next valid record; false (and {@link #irregularity()} set) when the fast path ends. */
@@ -103,9 +96,10 @@ public final class CleanReplay {
         if (openTxn >= 0) {
             if (rev != openTxn) return irregular("incomplete transaction before offset " + v.offset());
         } else {
-            if (marker && !ordinarySeen && snapshotPresent < snapshotExpected) return irregular("truncated snapshot");
-            ordinarySeen = true;
-            if (rev <= revision && (transactions > 0 || marker)) return irregular("revision regression at offset " + v.offset());
+            if (!prefix.close(v.offset(), stop)) return false;
+            if (!Rules.revisionAdvances(rev, revision, transactions > 0 || prefix.hasMarker())) {
+                return irregular("revision regression at offset " + v.offset());
+            }
             if (firstTxnRevision < 0) firstTxnRevision = rev;
         }
         ByteBuffer buf = v.buffer();
@@ -119,19 +113,24 @@ public final class CleanReplay {
                 keys.put(ref, f.createRevision(), f.version());
                 if (keepsValues) keys.value(ref, rev, f.lease(), v.valueFileOffset(), f.valueLength());
             }
-        } else if (delete) {
-            if (!keys.live(ref) && !asStored) return irregular("delete of an absent key at offset " + v.offset());
-            keys.delete(ref);
         } else {
             boolean live = keys.live(ref);
-            long expectCreate = live ? keys.createRevision(ref) : rev;
-            long expectVersion = live ? keys.version(ref) + 1 : 1;
-            if ((f.createRevision() != expectCreate || f.version() != expectVersion) && !asStored) {
-                return irregular("version mismatch at offset " + v.offset());
+            if (!Rules.holds(delete, live, live ? keys.createRevision(ref) : 0, live ? keys.version(ref) : 0, rev,
+                    f.createRevision(), f.version())) {
+                return irregular((delete ? "delete of an absent key" : "version mismatch") + " at offset " + v.offset());
+            }
+            if (delete) {
+                keys.delete(ref);
+                return closeRecord(flags, rev);
             }
             keys.put(ref, f.createRevision(), f.version());
             if (keepsValues) keys.value(ref, rev, f.lease(), v.valueFileOffset(), f.valueLength());
         }
+        return closeRecord(flags, rev);
+    }
+
+    /** The record applied: its transaction goes on (TXN_CONT) or is complete. */
+    private boolean closeRecord(int flags, long rev) {
         if (Flags.isTxnCont(flags)) {
             openTxn = rev;
         } else {
@@ -148,31 +147,25 @@ public final class CleanReplay {
             partOnly = true;
             return irregular("a snapshot record in a later part, at offset " + v.offset());
         }
-        if (openTxn >= 0 || Flags.isTxnCont(flags)) return irregular("snapshot record out of place at offset " + v.offset());
+        // A snapshot record inside a transaction: the rules drop it (Replayer reports it).
+        if (openTxn >= 0 || Flags.isTxnCont(flags)) return irregular("snapshot record inside a transaction at offset " + v.offset());
         ByteBuffer buf = v.buffer();
-        if (f.keyLength() == 0) {
-            if (v.offset() == 0 && f.valueLength() == 8) {
-                marker = true;
-                compactRevision = rev;
-                revision = rev;
-                snapshotExpected = buf.getLong(f.valueStart());
-                transactions++;
-                return true;
-            }
-            return irregular("snapshot marker out of place at offset " + v.offset());
+        boolean emptyKey = f.keyLength() == 0;
+        boolean ascending = emptyKey || lastSnapshotRef < 0 || keys.compare(lastSnapshotRef, buf, f.keyStart(), f.keyLength()) < 0;
+        // A duplicated key is also not ascending: the light replay stops at either.
+        SnapshotPrefix.Action a = prefix.lone(v.offset(), v.length(), rev, emptyKey, f.valueLength(), transactions == 0, false,
+                ascending, stop);
+        if (irregularity != null || a == SnapshotPrefix.Action.DROP) return irregular("snapshot record out of place at offset " + v.offset());
+        if (a == SnapshotPrefix.Action.MARKER) {
+            prefix.marker(rev, buf.getLong(f.valueStart()));
+            revision = rev;
+            transactions++;
+            return true;
         }
-        if (!marker || ordinarySeen || snapshotPresent >= snapshotExpected) {
-            return irregular("snapshot record out of place at offset " + v.offset());
-        }
-        if (lastSnapshotRef >= 0 && keys.compare(lastSnapshotRef, buf, f.keyStart(), f.keyLength()) >= 0) {
-            return irregular("snapshot keys out of order at offset " + v.offset());
-        }
-        if (rev > compactRevision) return irregular("snapshot record above the compact revision at offset " + v.offset());
         int ref = keys.find(buf, f.keyStart(), f.keyLength());
         keys.put(ref, f.createRevision(), f.version());
         if (keepsValues) keys.value(ref, rev, f.lease(), v.valueFileOffset(), f.valueLength());
         lastSnapshotRef = ref;
-        snapshotPresent++;
         transactions++;
         return true;
     }
@@ -186,8 +179,7 @@ public final class CleanReplay {
     public boolean end() {
         if (irregularity != null) return false;
         if (openTxn >= 0) return irregular("the log ends inside a transaction");
-        if (marker && !ordinarySeen && snapshotPresent < snapshotExpected) return irregular("truncated snapshot");
-        return true;
+        return prefix.close(Long.MAX_VALUE, stop);
     }
 
     /** Stops the fast path from outside (the other part met something). */
@@ -210,8 +202,10 @@ public final class CleanReplay {
         if (!later.end()) return irregular(later.irregularity);
         if (openTxn >= 0) return irregular("a part ends inside a transaction");
         if (later.transactions > 0) {
-            if (marker && !ordinarySeen && snapshotPresent < snapshotExpected) return irregular("truncated snapshot");
-            if (later.firstTxnRevision <= revision && (transactions > 0 || marker)) return irregular("revision regression at the join");
+            if (!prefix.close(Long.MAX_VALUE, stop)) return false;
+            if (!Rules.revisionAdvances(later.firstTxnRevision, revision, transactions > 0 || prefix.hasMarker())) {
+                return irregular("revision regression at the join");
+            }
         }
         KeyTable b = later.keys;
         long live = keys.liveCount();
@@ -232,10 +226,7 @@ public final class CleanReplay {
             maxRecordRevision = Math.max(maxRecordRevision, later.maxRecordRevision);
         }
         transactions += later.transactions;
-        if (later.transactions > 0) {
-            ordinarySeen = true;
-            revision = later.revision;
-        }
+        if (later.transactions > 0) revision = later.revision;
         joinedWith = later;
         return true;
     }
@@ -255,14 +246,9 @@ public final class CleanReplay {
     private int checkKey(KeyTable b, int s) {
         int a = keys.lookup(b, s);
         boolean wasLive = a >= 0 && keys.live(a);
-        if (asStored) {
-            // rule breaks are applied as stored: nothing to check
-        } else if (b.firstDelete(s)) {
-            if (!wasLive) return BROKEN_DELETE;
-        } else {
-            long expectCreate = wasLive ? keys.createRevision(a) : b.firstRevision(s);
-            long expectVersion = wasLive ? keys.version(a) + 1 : 1;
-            if (b.firstCreateRevision(s) != expectCreate || b.firstVersion(s) != expectVersion) return BROKEN_VERSION;
+        if (!Rules.holds(b.firstDelete(s), wasLive, wasLive ? keys.createRevision(a) : 0, wasLive ? keys.version(a) : 0,
+                b.firstRevision(s), b.firstCreateRevision(s), b.firstVersion(s))) {
+            return b.firstDelete(s) ? BROKEN_DELETE : BROKEN_VERSION;
         }
         return (b.live(s) ? LIVE_NOW : 0) | (wasLive ? WAS_LIVE : 0) | (a < 0 ? ADDED : 0);
     }
@@ -323,7 +309,7 @@ public final class CleanReplay {
 
     /** The compact revision of the snapshot marker at offset 0, or 0 without one. */
     public long compactRevision() {
-        return marker ? compactRevision : 0;
+        return prefix.hasMarker() ? prefix.compactRevision() : 0;
     }
 
     public long liveCount() {

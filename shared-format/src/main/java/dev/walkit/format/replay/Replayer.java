@@ -93,13 +93,19 @@ public final class Replayer implements TransactionGrouper.Sink {
     private long maxLeaseSeen;
     private boolean damaged;
     private long firstDamageOffset = -1;
-    // Snapshot prefix (§6).
-    private boolean ordinarySeen;
-    private long snapshotMarkerOffset = -1;
-    private long snapshotExpected;
-    private long snapshotPresent;
+    private final SnapshotPrefix prefix = new SnapshotPrefix();
     private byte[] lastSnapshotKey;
-    private boolean prefixMarkerless;
+    /** The transaction the prefix's rules are asked about, for the findings they report. */
+    private Transaction judged;
+    /** Why {@link #judged} is dropped, when a rule said so. */
+    private String dropWhy;
+    private final SnapshotPrefix.Report report = (kind, offset, length, detail, drops, inPrefix) -> {
+        finding(new Finding(kind, offset, length, kind == DamageKind.TRUNCATED_SNAPSHOT ? prefix.compactRevision()
+                : judged == null ? -1 : judged.revision(),
+                drops && judged != null ? judged.entries().size() : 0, detail));
+        if (drops) dropWhy = detail;
+        if (inPrefix) markDamaged(offset);
+    };
 
     public Replayer(Options options, Values values, Listener listener) {
         this.options = options;
@@ -129,34 +135,58 @@ public final class Replayer implements TransactionGrouper.Sink {
     @Override
     public void transaction(Transaction txn) {
         if (options.stopAtFirstDamage && damaged) {
-            listener.dropped(txn, "after the first damage at offset " + firstDamageOffset + " (point-in-time)");
+            dropAfterDamage(txn);
             return;
         }
-        WalEntry first = txn.entries().get(0);
-        if (first.isSnapshot()) {
-            snapshotRecord(txn, first);
-            return;
+        List<WalEntry> entries = txn.entries();
+        WalEntry first = entries.get(0);
+        int n = entries.size();
+        for (int i = 0; i < n; i++) {
+            if (entries.get(i).isSnapshot()) {
+                judged = txn;
+                SnapshotPrefix.Action a = n > 1 ? prefix.inTransaction(txn.offset(), txn.end() - txn.offset(), n, report)
+                        : snapshotRecord(first);
+                judged = null;
+                if (a == SnapshotPrefix.Action.DROP) {
+                    listener.dropped(txn, dropWhy);
+                } else if (options.stopAtFirstDamage && damaged) {
+                    dropAfterDamage(txn); // the first inconsistency of the prefix: point-in-time keeps what came before
+                } else {
+                    applySnapshot(a, first, txn);
+                }
+                return;
+            }
         }
-        closeSnapshotPrefix(first.offset());
-        ordinarySeen = true;
+        if (!prefix.closed()) {
+            judged = txn;
+            prefix.close(first.offset(), report);
+            judged = null;
+            if (options.stopAtFirstDamage && damaged) {
+                dropAfterDamage(txn);
+                return;
+            }
+        }
         if (txn.revision() > options.toRevision) {
             listener.dropped(txn, "revision " + txn.revision() + " is after --to-revision " + options.toRevision);
             return;
         }
-        if (txn.revision() <= revision && (transactions > 0 || snapshotMarkerOffset >= 0)) {
+        if (!Rules.revisionAdvances(txn.revision(), revision, transactions > 0 || prefix.hasMarker())) {
             Finding f = new Finding(DamageKind.REVISION_REGRESSION, txn.offset(), txn.end() - txn.offset(), txn.revision(),
-                    txn.entries().size(), "revision " + txn.revision() + " is not greater than the last applied " + revision);
+                    n, "revision " + txn.revision() + " is not greater than the last applied " + revision);
             drop(txn, f);
             return;
         }
         // By index: an iterator over the immutable list was allocated for each transaction (the lists are of
         // two classes, so the compiler did not take it apart): a tenth of walrecover's allocation on 2 GiB.
-        List<WalEntry> entries = txn.entries();
-        for (int i = 0, n = entries.size(); i < n; i++) apply(entries.get(i));
+        for (int i = 0; i < n; i++) apply(entries.get(i));
         revision = txn.revision();
         if (firstRevision < 0) firstRevision = revision;
         transactions++;
         listener.applied(txn, keys);
+    }
+
+    private void dropAfterDamage(Transaction txn) {
+        listener.dropped(txn, "after the first damage at offset " + firstDamageOffset + " (point-in-time)");
     }
 
     /** The most records of a transaction {@link #applyPlain} takes. */
@@ -176,7 +206,7 @@ public final class Replayer implements TransactionGrouper.Sink {
     boolean applyPlain(RecordBatch b, int from, int to) {
         long rev = b.revision[from];
         int n = to - from;
-        if (!ordinarySeen || transactions == 0 || rev <= revision || rev > options.toRevision || options.deriveVersions
+        if (!prefix.closed() || transactions == 0 || !Rules.revisionAdvances(rev, revision, true) || rev > options.toRevision || options.deriveVersions
                 || (options.stopAtFirstDamage && damaged) || n > MAX_PLAIN) {
             return false;
         }
@@ -187,9 +217,9 @@ public final class Replayer implements TransactionGrouper.Sink {
             for (int m = 0; m < k; m++) {
                 if (states[m] == s) return false; // a key twice: its second record is judged after the first is applied
             }
-            boolean holds = Flags.isDelete(b.flags[i]) ? s.live
-                    : b.createRevision[i] == (s.live ? s.createRevision : rev) && b.version[i] == (s.live ? s.version + 1 : 1);
-            if (!holds) return false;
+            if (!Rules.holds(Flags.isDelete(b.flags[i]), s.live, s.createRevision, s.version, rev, b.createRevision[i], b.version[i])) {
+                return false;
+            }
             states[k] = s;
         }
         for (int k = 0; k < n; k++) apply(b, from + k, states[k]);
@@ -216,49 +246,28 @@ public final class Replayer implements TransactionGrouper.Sink {
         listener.dropped(txn, why.detail());
     }
 
-    private void snapshotRecord(Transaction txn, WalEntry e) {
-        boolean marker = e.key().length == 0;
-        if (marker) {
-            if (e.offset() == 0 && !ordinarySeen && snapshotMarkerOffset < 0 && transactions == 0 && e.valueLength() == 8) {
-                snapshotMarkerOffset = 0;
-                compactRevision = e.revision();
-                revision = e.revision();
-                snapshotExpected = countFrom(values.read(e.valueOffset(), 8));
-                records++;
-                transactions++;
-                listener.applied(txn, keys);
-                return;
-            }
-            drop(txn, new Finding(DamageKind.MISPLACED_SNAPSHOT, e.offset(), e.length(), e.revision(), 1,
-                    "a snapshot marker at offset " + e.offset() + " (only one, at offset 0, is allowed)"));
-            return;
+    /** What the prefix's rules say of the lone snapshot record {@code e} ({@link SnapshotPrefix#lone}). */
+    private SnapshotPrefix.Action snapshotRecord(WalEntry e) {
+        byte[] key = e.key();
+        boolean emptyKey = key.length == 0;
+        boolean duplicate = !emptyKey && !prefix.closed() && keys.get(key) != null;
+        boolean ascending = lastSnapshotKey == null || KeyIndex.KEY_ORDER.compare(lastSnapshotKey, key) < 0;
+        return prefix.lone(e.offset(), e.length(), e.revision(), emptyKey, e.valueLength(), transactions == 0, duplicate, ascending,
+                report);
+    }
+
+    private void applySnapshot(SnapshotPrefix.Action a, WalEntry e, Transaction txn) {
+        if (a == SnapshotPrefix.Action.MARKER) {
+            prefix.marker(e.revision(), countFrom(values.read(e.valueOffset(), 8)));
+            compactRevision = e.revision();
+            revision = e.revision();
+        } else {
+            lastSnapshotKey = e.key();
+            KeyState s = keys.getOrCreate(e.key());
+            set(s, e, e.createRevision(), e.version());
+            listener.recordApplied(e, s);
+            if (!prefix.hasMarker()) revision = Math.max(revision, e.revision());
         }
-        boolean inPrefix = !ordinarySeen && (snapshotMarkerOffset < 0 || snapshotPresent < snapshotExpected);
-        if (!inPrefix) {
-            drop(txn, new Finding(DamageKind.MISPLACED_SNAPSHOT, e.offset(), e.length(), e.revision(), 1,
-                    ordinarySeen ? "a snapshot record after ordinary transactions" : "more snapshot records than the marker counts ("
-                            + snapshotExpected + ")"));
-            return;
-        }
-        if (snapshotMarkerOffset < 0 && !prefixMarkerless) {
-            prefixMarkerless = true;
-            finding(new Finding(DamageKind.MISPLACED_SNAPSHOT, e.offset(), 0, e.revision(), 0,
-                    "snapshot records without a marker at offset 0: applied as a snapshot of unknown count"));
-        }
-        if (lastSnapshotKey != null && KeyIndex.KEY_ORDER.compare(lastSnapshotKey, e.key()) >= 0) {
-            finding(new Finding(DamageKind.MISPLACED_SNAPSHOT, e.offset(), e.length(), e.revision(), 0,
-                    "snapshot keys out of ascending byte order"));
-        }
-        if (snapshotMarkerOffset >= 0 && e.revision() > compactRevision) {
-            finding(new Finding(DamageKind.VERSION_MISMATCH, e.offset(), e.length(), e.revision(), 0,
-                    "snapshot record with mod_revision " + e.revision() + " above the compact revision " + compactRevision));
-        }
-        lastSnapshotKey = e.key();
-        snapshotPresent++;
-        KeyState s = keys.getOrCreate(e.key());
-        set(s, e, e.createRevision(), e.version());
-        listener.recordApplied(e, s);
-        if (snapshotMarkerOffset < 0) revision = Math.max(revision, e.revision());
         records++;
         transactions++;
         listener.applied(txn, keys);
@@ -269,39 +278,28 @@ public final class Replayer implements TransactionGrouper.Sink {
         return ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
-    private void closeSnapshotPrefix(long at) {
-        if (snapshotMarkerOffset >= 0 && !ordinarySeen && snapshotPresent < snapshotExpected) {
-            finding(new Finding(DamageKind.TRUNCATED_SNAPSHOT, snapshotMarkerOffset, at - snapshotMarkerOffset, compactRevision, 0,
-                    "the snapshot marker counts " + snapshotExpected + " records, " + snapshotPresent + " are present"));
-        }
-    }
-
     private void apply(WalEntry e) {
         records++;
         if (e.lease() > maxLeaseSeen) maxLeaseSeen = e.lease();
         KeyState s = keys.getOrCreate(e.key());
-        if (e.isDelete()) {
-            if (!s.live) {
-                finding(new Finding(DamageKind.DELETE_OF_ABSENT_KEY, e.offset(), e.length(), e.revision(), 0,
-                        "DELETE of a key that is not live"));
-            }
+        boolean delete = e.isDelete();
+        long expectCreate = Rules.expectedCreateRevision(s.live, s.createRevision, e.revision());
+        long expectVersion = Rules.expectedVersion(s.live, s.version);
+        DamageKind broken = options.deriveVersions && !delete ? null
+                : Rules.broken(delete, s.live, s.createRevision, s.version, e.revision(), e.createRevision(), e.version());
+        if (broken == DamageKind.DELETE_OF_ABSENT_KEY) {
+            finding(new Finding(broken, e.offset(), e.length(), e.revision(), 0, "DELETE of a key that is not live"));
+        } else if (broken == DamageKind.VERSION_MISMATCH) {
+            finding(new Finding(broken, e.offset(), e.length(), e.revision(), 0, "PUT with create_revision " + e.createRevision()
+                    + ", version " + e.version() + "; expected " + expectCreate + ", " + expectVersion));
+        }
+        if (delete) {
             tombstone(s, e.revision(), e.offset());
-            listener.recordApplied(e, s);
-            return;
-        }
-        long expectCreate = s.live ? s.createRevision : e.revision();
-        long expectVersion = s.live ? s.version + 1 : 1;
-        if (options.deriveVersions) {
+        } else if (options.deriveVersions) {
             set(s, e, expectCreate, expectVersion);
-            listener.recordApplied(e, s);
-            return;
+        } else {
+            set(s, e, e.createRevision(), e.version());
         }
-        if (e.createRevision() != expectCreate || e.version() != expectVersion) {
-            finding(new Finding(DamageKind.VERSION_MISMATCH, e.offset(), e.length(), e.revision(), 0,
-                    "PUT with create_revision " + e.createRevision() + ", version " + e.version() + "; expected "
-                            + expectCreate + ", " + expectVersion));
-        }
-        set(s, e, e.createRevision(), e.version());
         listener.recordApplied(e, s);
     }
 
@@ -337,8 +335,7 @@ public final class Replayer implements TransactionGrouper.Sink {
 
     /** Call once after the last item: closes a snapshot prefix that the log ended inside. */
     public void end(long fileSize) {
-        closeSnapshotPrefix(fileSize);
-        ordinarySeen = true;
+        prefix.close(fileSize, report);
     }
 
     public KeyIndex keys() {

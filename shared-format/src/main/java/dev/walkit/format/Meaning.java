@@ -1,8 +1,9 @@
-package dev.walkit.verify;
+package dev.walkit.format;
 
-import dev.walkit.format.DamageKind;
-
-/** What each finding means for the operator, in one line. */
+/**
+ * What each kind of damage or finding means for the operator, in one line: the one table walverify, waldoctor
+ * and walrecover print from. A new {@link DamageKind} is a compile error here until it has its line.
+ */
 public final class Meaning {
     private Meaning() {
     }

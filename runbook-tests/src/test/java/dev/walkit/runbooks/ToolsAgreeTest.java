@@ -1,0 +1,137 @@
+package dev.walkit.runbooks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.walkit.cli.Cli;
+import dev.walkit.doctor.WalDoctor;
+import dev.walkit.format.Fixtures;
+import dev.walkit.format.Flags;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.LogBuilder;
+import dev.walkit.format.RecordEncoder;
+import dev.walkit.recover.WalRecover;
+import dev.walkit.testdata.DamageInjector;
+import dev.walkit.testdata.K8sWalGenerator;
+import dev.walkit.testdata.RuleBreak;
+import dev.walkit.verify.WalVerify;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * {@code walverify --level semantic}, {@code waldoctor diagnose} and {@code walrecover --dry-run} read a log
+ * through one engine, so they must agree on it: the same damaged spans, the same findings, the same verdict
+ * class (walverify's and diagnose's; walrecover's absolute policy accepts exactly the healthy logs) and the
+ * same final state (revision, live keys). Over the committed corpus and generated damage and rule breaks.
+ */
+class ToolsAgreeTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    static Stream<Arguments> logs() throws IOException {
+        List<Arguments> out = new ArrayList<>();
+        for (String f : new String[] {"sample", "vectors/small", "vectors/small-compacted", "vectors/small-torn-tail"}) {
+            out.add(Arguments.of("fixture " + f, (Supplier<byte[]>) () -> read(Fixtures.path(f).resolve("wal"))));
+        }
+        byte[] clean = new K8sWalGenerator(K8sWalGenerator.Options.of(5, 96 << 10)).bytes();
+        byte[] compacted = new K8sWalGenerator(new K8sWalGenerator.Options(6, 96 << 10, 3, true)).bytes();
+        DamageInjector plain = new DamageInjector(clean);
+        DamageInjector snap = new DamageInjector(compacted);
+        out.add(Arguments.of("generated clean", (Supplier<byte[]>) () -> clean));
+        out.add(Arguments.of("generated compacted", (Supplier<byte[]>) () -> compacted));
+        int n = plain.recordCount();
+        for (DamageInjector.Kind k : DamageInjector.Kind.values()) {
+            for (int i : new int[] {0, n / 2, n - 1}) {
+                out.add(Arguments.of(k + " at record " + i, (Supplier<byte[]>) () -> plain.apply(k, i, 7).log()));
+            }
+        }
+        for (RuleBreak b : RuleBreak.values()) {
+            for (int i : new int[] {0, 1, 2, n / 3, n - 1}) {
+                out.add(Arguments.of(b + " at record " + i + " (compacted)", (Supplier<byte[]>) () -> b.applyTo(snap, i)));
+                out.add(Arguments.of(b + " at record " + i + " (plain)", (Supplier<byte[]>) () -> b.applyTo(plain, i)));
+            }
+        }
+        byte[] k = "/k".getBytes(StandardCharsets.UTF_8);
+        out.add(Arguments.of("snapshot-flagged closing record", (Supplier<byte[]>) () -> new LogBuilder()
+                .add(KeyValue.put(k, 1, 1, 1, k, 0)).add(KeyValue.put("/a".getBytes(StandardCharsets.UTF_8), 2, 2, 1, k, 0).withFlags(Flags.TXN_CONT))
+                .add(KeyValue.put("/b".getBytes(StandardCharsets.UTF_8), 2, 2, 1, k, 0).withFlags(Flags.SNAPSHOT)).bytes()));
+        out.add(Arguments.of("duplicated snapshot record", (Supplier<byte[]>) () -> new LogBuilder().add(RecordEncoder.snapshotMarker(5, 1))
+                .add(KeyValue.put(k, 3, 3, 1, k, 0).withFlags(Flags.SNAPSHOT)).add(KeyValue.put(k, 3, 3, 1, k, 0).withFlags(Flags.SNAPSHOT))
+                .add(KeyValue.put("/z".getBytes(StandardCharsets.UTF_8), 6, 6, 1, k, 0)).bytes()));
+        return out.stream();
+    }
+
+    private static byte[] read(Path p) {
+        try {
+            return Files.readAllBytes(p);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    record Out(int exit, JsonNode json) {
+    }
+
+    private static Out json(String tool, String... args) throws IOException {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = switch (tool) {
+            case "walverify" -> Cli.run(new WalVerify(), new PrintWriter(out), new PrintWriter(err), args);
+            case "walrecover" -> Cli.run(new WalRecover(), new PrintWriter(out), new PrintWriter(err), args);
+            default -> WalDoctor.run(new PrintWriter(out), new PrintWriter(err), args);
+        };
+        if (out.toString().isBlank()) throw new AssertionError(tool + " printed nothing (exit " + exit + "): " + err);
+        return new Out(exit, JSON.readTree(out.toString()));
+    }
+
+    private static List<String> spans(JsonNode doc) {
+        List<String> out = new ArrayList<>();
+        doc.get("damage").forEach(d -> out.add(d.get("kind").asText() + "@" + d.get("offset").asLong() + "+" + d.get("length").asLong()));
+        return out;
+    }
+
+    private static List<String> findings(JsonNode doc) {
+        List<String> out = new ArrayList<>();
+        doc.get("findings").forEach(f -> out.add(f.get("kind").asText() + "@" + f.get("offset").asLong()));
+        return out;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("logs")
+    void verifyDiagnoseAndDryRunAgree(String name, Supplier<byte[]> log) throws IOException {
+        Path wal = LogBuilder.write(dir, "wal", log.get());
+        String p = wal.toString();
+        Out v = json("walverify", "--level", "semantic", "-w", "json", p);
+        Out d = json("waldoctor", "diagnose", "-w", "json", p);
+        Out r = json("walrecover", "--dry-run", "-w", "json", p);
+        Out abs = json("walrecover", "--dry-run", "--policy", "absolute", "-w", "json", p);
+        assertEquals(spans(v.json()), spans(d.json()), "spans: walverify vs diagnose");
+        assertEquals(spans(v.json()), spans(r.json()), "spans: walverify vs walrecover");
+        assertEquals(findings(v.json()), findings(d.json()), "findings: walverify vs diagnose");
+        assertEquals(findings(v.json()), findings(r.json()), "findings: walverify vs walrecover");
+        assertEquals(v.json().get("verdict").asText(), d.json().get("verdict").asText(), "verdict");
+        assertEquals(v.exit(), d.exit(), "exit code");
+        assertEquals(v.json().get("verdict").asText().equals("healthy"), abs.json().get("refused").isNull(),
+                "walrecover --policy absolute accepts exactly what walverify calls healthy: " + abs.json().get("refused"));
+        assertEquals(v.json().get("live_keys").asLong(), d.json().get("live_keys").asLong(), "live keys: walverify vs diagnose");
+        if (r.json().get("refused").isNull()) {
+            assertEquals(v.json().get("live_keys").asLong(), r.json().get("live_keys").asLong(), "live keys: walverify vs walrecover");
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.walkit.format.replay;
+
+import dev.walkit.format.DamageKind;
+
+/**
+ * The record and transaction rules of docs/format.md §5, written once. Replay with findings
+ * ({@link Replayer}, record by record and in batches) and the light replay that stops at the first
+ * thing a finding would be made of ({@link CleanReplay}, a whole log or a part joined later) ask these
+ * functions; none of them restates a rule. The snapshot prefix's rules (§6) are {@link SnapshotPrefix}.
+ */
+public final class Rules {
+    private Rules() {
+    }
+
+    /**
+     * §5: outside the snapshot prefix, transaction revisions strictly increase: a transaction at {@code revision}
+     * may follow the last applied one at {@code last} only when it is greater. {@code anyApplied}: whether any
+     * transaction or a snapshot marker was applied before (the first transaction may start anywhere).
+     */
+    public static boolean revisionAdvances(long revision, long last, boolean anyApplied) {
+        return !anyApplied || revision > last;
+    }
+
+    /** §5: the create_revision a PUT at {@code revision} must carry, given the key's state before it. */
+    public static long expectedCreateRevision(boolean live, long liveCreateRevision, long revision) {
+        return live ? liveCreateRevision : revision;
+    }
+
+    /** §5: the version a PUT must carry, given the key's state before it. */
+    public static long expectedVersion(boolean live, long liveVersion) {
+        return live ? liveVersion + 1 : 1;
+    }
+
+    /**
+     * The rule a record breaks, given its key's state before it ({@code live}, with that state's
+     * create_revision and version), or null when it breaks none: a PUT whose create_revision or version is
+     * not what §5 derives ({@link DamageKind#VERSION_MISMATCH}), a DELETE of a key that is not live
+     * ({@link DamageKind#DELETE_OF_ABSENT_KEY}).
+     */
+    public static DamageKind broken(boolean delete, boolean live, long liveCreateRevision, long liveVersion, long revision,
+                                    long createRevision, long version) {
+        if (delete) return live ? null : DamageKind.DELETE_OF_ABSENT_KEY;
+        return createRevision == expectedCreateRevision(live, liveCreateRevision, revision)
+                && version == expectedVersion(live, liveVersion) ? null : DamageKind.VERSION_MISMATCH;
+    }
+
+    /** Whether a record breaks no rule of §5 ({@link #broken} is null), as one test. */
+    public static boolean holds(boolean delete, boolean live, long liveCreateRevision, long liveVersion, long revision,
+                                long createRevision, long version) {
+        return delete ? live
+                : createRevision == expectedCreateRevision(live, liveCreateRevision, revision)
+                && version == expectedVersion(live, liveVersion);
+    }
+}

@@ -1,0 +1,136 @@
+package dev.walkit.recover;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.walkit.format.CrcRange;
+import dev.walkit.format.Flags;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.LogBuilder;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.RecordEncoder;
+import dev.walkit.format.RecordLayout;
+import dev.walkit.format.WalFile;
+import dev.walkit.format.replay.Replay;
+import dev.walkit.format.replay.Replayer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * walrecover on the cases where the replay copies disagreed (issue 17): each output is written, verified by
+ * the check walverify's semantic level makes (no damage, no finding at all), or the input is refused.
+ */
+class DifferentialCasesTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] k(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static KeyValue put(String key, long create, long rev, long version) {
+        return KeyValue.put(k(key), create, rev, version, k("v" + rev), 0);
+    }
+
+    /** Replays the output as walverify --level semantic does: nothing to report. */
+    private static Replayer assertVerifiesClean(Path wal) throws IOException {
+        ReaderOptions ro = ReaderOptions.defaults();
+        try (WalFile f = WalFile.open(wal, ro.maxRecLen())) {
+            Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
+            assertTrue(s.damage().isEmpty(), s.damage().toString());
+            assertTrue(s.findings().isEmpty(), s.findings().toString());
+            return s;
+        }
+    }
+
+    private JsonNode recover(byte[] log, int wantExit, String... extra) throws IOException {
+        Path in = LogBuilder.write(Files.createDirectories(dir.resolve("in")), "wal", log);
+        String[] args = new String[extra.length + 5];
+        System.arraycopy(extra, 0, args, 0, extra.length);
+        args[extra.length] = "-w";
+        args[extra.length + 1] = "json";
+        args[extra.length + 2] = "--out";
+        args[extra.length + 3] = dir.resolve("out").toString();
+        args[extra.length + 4] = in.toString();
+        WalRecoverTest.Run r = WalRecoverTest.run(args);
+        assertEquals(wantExit, r.exit(), r.out() + r.err());
+        return r.out().isBlank() ? null : new ObjectMapper().readTree(r.out());
+    }
+
+    @ParameterizedTest(name = "SNAPSHOT on record {0} of the transaction")
+    @ValueSource(ints = {1, 2})
+    void snapshotFlaggedRecordInATransactionIsDroppedAndTheOutputVerifies(int flagged) throws IOException {
+        LogBuilder b = new LogBuilder().add(put("/x", 1, 1, 1));
+        for (int i = 0; i < 3; i++) {
+            b.add(put("/t" + i, 2, 2, 1).withFlags((i < 2 ? Flags.TXN_CONT : 0) | (i == flagged ? Flags.SNAPSHOT : 0)));
+        }
+        b.add(put("/y", 3, 3, 1));
+        JsonNode j = recover(b.bytes(), 0);
+        assertEquals(1, j.get("dropped_transactions").asInt());
+        assertEquals("history", j.get("form").asText());
+        assertEquals(2, assertVerifiesClean(dir.resolve("out/wal")).keys().liveCount());
+    }
+
+    @Test
+    void crcRangeBugWithTheFirstRecordDamagedIsRefusedNotEmptied() throws IOException {
+        LogBuilder b = LogBuilder.puts(30);
+        byte[] log = b.bytes();
+        ByteBuffer buf = LogBuilder.le(log);
+        for (int i = 0; i < b.count(); i++) {
+            new RecordEncoder().writeCrc(buf, (int) b.offset(i), b.length(i) - RecordLayout.OVERHEAD, CrcRange.PAYLOAD_ONLY);
+        }
+        log[RecordLayout.KV_OFFSET + 7] ^= 0x20;
+        JsonNode refused = recover(log, 3);
+        assertTrue(refused.get("refused").asText().contains("--accept-crc payload-only"), refused.toString());
+        assertFalse(Files.exists(dir.resolve("out/wal")));
+        JsonNode accepted = recover(log, 0, "--accept-crc", "payload-only");
+        assertEquals(29, accepted.get("live_keys").asInt());
+        assertEquals(29, assertVerifiesClean(dir.resolve("out/wal")).keys().liveCount());
+    }
+
+    @ParameterizedTest(name = "{0} byte(s)")
+    @ValueSource(ints = {1, 4, 8})
+    void aFileOfAFewBytesIsNotAWal(int n) throws IOException {
+        Path in = LogBuilder.write(Files.createDirectories(dir.resolve("in")), "wal", new byte[n]);
+        WalRecoverTest.Run r = WalRecoverTest.run("--out", dir.resolve("out").toString(), in.toString());
+        assertEquals(4, r.exit(), r.err());
+        assertTrue(r.err().contains("not a WAL"), r.err());
+        assertFalse(Files.exists(dir.resolve("out")), "a refused run creates nothing");
+    }
+
+    @Test
+    void salvageThatDroppedACreatingTransactionWritesTheSnapshotFormWhichVerifies() throws IOException {
+        LogBuilder b = new LogBuilder().add(put("/a", 1, 1, 1)).add(put("/b", 2, 2, 1)).add(put("/a", 1, 3, 2)).add(put("/b", 2, 4, 2));
+        byte[] log = b.bytes();
+        log[RecordLayout.KV_OFFSET + 6] ^= 0x01; // a key byte of /a's creating record: a crc mismatch
+        JsonNode j = recover(log, 0);
+        assertEquals("snapshot", j.get("form").asText());
+        assertTrue(j.get("form_why").asText().contains("version-create-revision-mismatch at offset " + b.offset(2)), j.toString());
+        Replayer s = assertVerifiesClean(dir.resolve("out/wal"));
+        assertEquals(2, s.keys().liveCount());
+        assertEquals(4, s.revision());
+    }
+
+    @Test
+    void snapshotPrefixWithADuplicatedRecordKeepsEveryIntactRecord() throws IOException {
+        byte[] log = new LogBuilder().add(RecordEncoder.snapshotMarker(5, 2))
+                .add(KeyValue.put(k("/a"), 3, 3, 1, k("a"), 0).withFlags(Flags.SNAPSHOT))
+                .add(KeyValue.put(k("/a"), 3, 3, 1, k("a"), 0).withFlags(Flags.SNAPSHOT))
+                .add(KeyValue.put(k("/b"), 4, 5, 2, k("b"), 0).withFlags(Flags.SNAPSHOT))
+                .add(put("/c", 6, 6, 1)).bytes();
+        JsonNode j = recover(log, 0);
+        assertEquals(3, j.get("live_keys").asInt());
+        assertEquals(3, assertVerifiesClean(dir.resolve("out/wal")).keys().liveCount());
+    }
+}
