@@ -61,10 +61,13 @@ class ToolsAgreeTest {
                 out.add(Arguments.of(k + " at record " + i, (Supplier<byte[]>) () -> plain.apply(k, i, 7).log()));
             }
         }
+        int m = snap.recordCount();
         for (RuleBreak b : RuleBreak.values()) {
             for (int i : new int[] {0, 1, 2, n / 3, n - 1}) {
-                out.add(Arguments.of(b + " at record " + i + " (compacted)", (Supplier<byte[]>) () -> b.applyTo(snap, i)));
                 out.add(Arguments.of(b + " at record " + i + " (plain)", (Supplier<byte[]>) () -> b.applyTo(plain, i)));
+            }
+            for (int i : new int[] {0, 1, 2, m / 3, m - 1}) {
+                out.add(Arguments.of(b + " at record " + i + " (compacted)", (Supplier<byte[]>) () -> b.applyTo(snap, i)));
             }
         }
         byte[] k = "/k".getBytes(StandardCharsets.UTF_8);
