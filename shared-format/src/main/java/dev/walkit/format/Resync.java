@@ -126,17 +126,9 @@ final class Resync {
         long b = a + frame - RecordLayout.CRC_LENGTH;
         if (frame <= DIRECT_LIMIT) {
             int stored = file.intAt(b);
-            if (altRanges.isEmpty()) return direct(a, b) == stored;
-            // Every range ends at the CRC and starts within the header: the bytes after the header are read
-            // once, and each range's CRC is that one's with its part of the header put in front
-            // (crc(H || P) = shift(crc(H), |P|) ^ crc(P)), so that three ranges cost what one does.
-            long p = a + RecordLayout.KV_OFFSET;
-            int tail = direct(p, b);
-            int op = Crc32cMath.xPow8n(b - p);
-            if ((Crc32cMath.shift(direct(a, p), op) ^ tail) == stored) return true;
+            if (direct(a, b) == stored) return true;
             for (CrcRange r : altRanges) {
-                int head = a + r.start() == p ? 0 : direct(a + r.start(), p);
-                if ((Crc32cMath.shift(head, op) ^ tail) == stored) return true;
+                if (direct(a + r.start(), b) == stored) return true;
             }
             return false;
         }

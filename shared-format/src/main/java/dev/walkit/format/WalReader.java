@@ -34,12 +34,12 @@ public final class WalReader implements Closeable {
     private final KvDecoder decoder = new KvDecoder();
     private final CRC32C crc = new CRC32C();
     private final Resync resync;
-    /**
-     * Resync stops at a frame whose CRC matches the standard range or either buggy range, seen before or
-     * not: a log written with the crc range bug is recognised wherever its first intact record is, not
-     * only when record 0 is intact (the reader then names the frame {@code crc-range-bug}).
-     */
+    /** Both buggy ranges: what resync also accepts until the first record validates. */
     private static final Set<CrcRange> RESYNC_RANGES = EnumSet.of(CrcRange.PAYLOAD_ONLY, CrcRange.SKIP_FLAGS);
+    /** Buggy CRC ranges seen so far (or accepted). */
+    private final Set<CrcRange> altRanges = EnumSet.noneOf(CrcRange.class);
+    /** Whether a record validated under the standard range. */
+    private boolean standardSeen;
     private long pos;
     private ByteBuffer scratchOwner;
     private ByteBuffer scratch;
@@ -58,6 +58,7 @@ public final class WalReader implements Closeable {
         this.options = options;
         this.ownsFile = ownsFile;
         this.resync = new Resync(file, Framing.v2(options.maxRecLen()));
+        if (options.acceptCrc() != null) altRanges.add(options.acceptCrc());
     }
 
     /** Opens {@code path} read-only; the reader closes the file. */
@@ -92,7 +93,7 @@ public final class WalReader implements Closeable {
      */
     public long resyncFrom(long offset) {
         if (offset < 0 || offset > file.size()) throw new IllegalArgumentException("offset " + offset + " outside the file");
-        pos = offset == 0 ? 0 : resync.findNext(offset, RESYNC_RANGES);
+        pos = offset == 0 ? 0 : resync.findNext(offset, altRanges);
         held = null;
         return pos;
     }
@@ -101,16 +102,28 @@ public final class WalReader implements Closeable {
      * For a reader of a file's first part while another reads on from {@code horizon}: a resync that
      * finds no valid record before {@code horizon} takes {@code firstValidAtOrPast} (what the other
      * reader's {@link #resyncFrom}{@code (horizon)} found) instead of scanning on, so that a damaged
-     * span across the horizon is scanned once. If the future fails, this reader scans itself.
+     * span across the horizon is scanned once. Used only while this reader resyncs over the ranges the other
+     * starts with (none); otherwise, or if the future fails, this reader scans itself.
      */
     public void resyncHorizon(long horizon, Future<Long> firstValidAtOrPast) {
         this.horizon = horizon;
         this.beyondHorizon = firstValidAtOrPast;
     }
 
+    /**
+     * The buggy ranges resync accepts: those seen or accepted; both while no record has validated yet, so that a
+     * log written with the crc range bug is recognised wherever its first intact record is, not only when
+     * record 0 is intact (the frame found is then named {@code crc-range-bug}). Once standard records were
+     * read, a damaged span is crossed at the cost of one CRC a candidate, as before.
+     */
+    private Set<CrcRange> resyncRanges() {
+        return standardSeen || !altRanges.isEmpty() ? altRanges : RESYNC_RANGES;
+    }
+
     private long findNext(long from) {
-        if (beyondHorizon != null && from < horizon) {
-            long found = resync.findNext(from, RESYNC_RANGES, horizon);
+        Set<CrcRange> ranges = resyncRanges();
+        if (beyondHorizon != null && from < horizon && ranges.isEmpty()) {
+            long found = resync.findNext(from, ranges, horizon);
             if (found >= 0) return found;
             try {
                 return beyondHorizon.get();
@@ -119,9 +132,9 @@ public final class WalReader implements Closeable {
             } catch (ExecutionException | CancellationException e) {
                 // the other reader failed: scan on here
             }
-            return resync.findNext(horizon, RESYNC_RANGES);
+            return resync.findNext(horizon, ranges);
         }
-        return resync.findNext(from, RESYNC_RANGES);
+        return resync.findNext(from, ranges);
     }
 
     /** The next record or damaged span, or null at the end of the file. */
@@ -183,6 +196,7 @@ public final class WalReader implements Closeable {
             if (stored == computed) return frameValid(buf, idx, start, recLen, CrcRange.STANDARD);
             for (CrcRange alt : new CrcRange[] {CrcRange.PAYLOAD_ONLY, CrcRange.SKIP_FLAGS}) {
                 if (alt.compute(crc, scratch, idx, recLen) == stored) {
+                    altRanges.add(alt);
                     if (alt == options.acceptCrc()) return frameValid(buf, idx, start, recLen, alt);
                     pos = start + frame;
                     return new DamageSpan(DamageKind.CRC_RANGE_BUG, start, frame,
@@ -256,6 +270,7 @@ public final class WalReader implements Closeable {
     private ReadResult frameValid(ByteBuffer buf, int idx, long start, int recLen, CrcRange range) {
         long frame = RecordLayout.recordLength(recLen);
         pos = start + frame;
+        if (range == CrcRange.STANDARD) standardSeen = true;
         view.wrap(buf, idx, start);
         view.crcRange(range);
         if (options.level() == ReaderOptions.Level.FRAME) return view;
