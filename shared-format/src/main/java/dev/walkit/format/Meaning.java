@@ -21,7 +21,7 @@ public final class Meaning {
             case REVISION_REGRESSION -> "a revision repeats or goes back (a duplicated tail?); replay keeps the first occurrence";
             case VERSION_MISMATCH -> "create_revision/version break the rules of a healthy store; the key's history is suspect";
             case TRUNCATED_SNAPSHOT -> "a compaction's snapshot prefix lost records: keys live at the compact revision may be missing";
-            case MISPLACED_SNAPSHOT -> "snapshot records outside the prefix at offset 0";
+            case MISPLACED_SNAPSHOT -> "snapshot records out of place (outside the prefix at offset 0, inside a transaction, a key twice, or more than the marker counts)";
             case DELETE_OF_ABSENT_KEY -> "a delete of a key that was not live: history before it is missing or corrupt";
             case LEFTOVER_COMPACTION -> "a compaction did not finish; wal is authoritative and wal.compact can be removed after a backup";
         };

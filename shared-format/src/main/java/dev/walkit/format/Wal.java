@@ -2,8 +2,10 @@ package dev.walkit.format;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.zip.CRC32C;
@@ -54,7 +56,7 @@ public final class Wal {
         return new Sniff(WalFormat.V2, v2, v2 < size);
     }
 
-    private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] SQLITE_MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * Sniffs {@code file}, or says why it is not a WAL: empty, a SQLite database (kine's), or no record of
@@ -63,7 +65,7 @@ public final class Wal {
      */
     public static Sniff requireWal(WalFile file, int maxRecLen) throws NotAWalException {
         if (file.size() == 0) throw new NotAWalException(file.path() + ": not a WAL: the file is empty");
-        if (file.size() >= SQLITE_MAGIC.length && java.util.Arrays.equals(file.read(0, SQLITE_MAGIC.length), SQLITE_MAGIC)) {
+        if (file.size() >= SQLITE_MAGIC.length && Arrays.equals(file.read(0, SQLITE_MAGIC.length), SQLITE_MAGIC)) {
             throw new NotAWalException(file.path() + ": not a WAL: this is a SQLite database (kine's state.db? see walmigrate)");
         }
         Sniff s = sniff(file, maxRecLen);

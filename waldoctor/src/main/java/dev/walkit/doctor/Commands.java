@@ -4,13 +4,13 @@ import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
+import dev.walkit.format.Meaning;
 import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordView;
 import dev.walkit.format.WalReader;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.KeyState;
-import dev.walkit.format.Meaning;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

@@ -3,14 +3,14 @@ package dev.walkit.doctor;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.Json;
 import dev.walkit.cli.Table;
+import dev.walkit.format.Assessment;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
+import dev.walkit.format.Meaning;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.Replayer;
-import dev.walkit.format.Assessment;
-import dev.walkit.format.Meaning;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

@@ -100,11 +100,12 @@ public final class LogIndex implements Closeable {
         this.file = file;
         this.leftoverCompaction = Wal.leftoverCompaction(walPath);
         ReaderOptions ro = ReaderOptions.defaults();
-        Wal.requireWal(file, ro.maxRecLen()); // what walverify calls not a WAL, every waldoctor command does too
+        // What walverify calls not a WAL, every waldoctor command does too.
+        WalFormat format = Wal.requireWal(file, ro.maxRecLen()).format();
         DamageLocator loc = new DamageLocator(damage::add);
         long step = Math.max(1, file.size() / 50);
         long[] nextReport = {step};
-        Replay.Result res = Replay.run(file, ro, Replayer.Options.defaults(), new Replayer.Listener() {
+        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), new Replayer.Listener() {
             @Override
             public void recordApplied(WalEntry e, KeyState state) {
                 // The history rides on the replayer's own key state: no second map, no string per record.

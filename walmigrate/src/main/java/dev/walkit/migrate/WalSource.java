@@ -29,7 +29,8 @@ public final class WalSource implements KeySource {
     public static WalSource open(Path path) throws IOException {
         WalFile f = WalFile.open(Wal.resolve(path), ReaderOptions.defaults().maxRecLen());
         try {
-            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            ReaderOptions ro = ReaderOptions.defaults();
+            Replayer s = Replay.run(f, Wal.requireWal(f, ro.maxRecLen()).format(), ro, Replayer.Options.defaults(), null, null).state();
             if (!s.damage().isEmpty()) {
                 throw new IOException(f.path() + ": the WAL has " + s.damage().size() + " damaged span(s): run walverify / walrecover first");
             }

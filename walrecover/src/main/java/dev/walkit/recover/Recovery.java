@@ -106,13 +106,13 @@ public final class Recovery {
                 Plan plan = new Plan(r, history);
                 Replayer.Options opts = new Replayer.Options(false, o.toRevision(), o.policy() == RecoveryPolicy.POINT_IN_TIME);
                 Timing.mark("start");
-                Replay.Result res = Replay.run(in, ro, opts, plan, null);
+                Replay.Result res = Replay.run(in, sniffed, ro, opts, plan, null);
                 Timing.mark("replay+write");
                 Replayer s = res.state();
                 r.format = res.format();
                 r.inputRecords = res.records();
                 plan.finish(s);
-                String refusal = decide(o, r, s, plan);
+                String refusal = decide(o, r, s);
                 if (refusal != null) {
                     r.refused = refusal;
                     if (history != null) history.abandon();
@@ -206,29 +206,20 @@ public final class Recovery {
     }
 
     /**
-     * The first rule break that replay reported and applied (a finding that dropped nothing), which the history
-     * form would carry into the output as it stands, in words; null when there is none. The history form's
-     * records are the kept records byte-exact, so its replay finds what the plan found; the snapshot form
-     * states each live key once, which §5's create_revision/version rules do not apply to. A prefix count that
-     * does not match is not one: the history form writes the count of the records it keeps.
+     * Why the history form would not verify, in words, or null: the kept records break a rule as they stand
+     * ({@link Replayer#firstKeptBreak}); the history form copies them byte-exact, so its replay would find it.
+     * The snapshot form states each live key once, which §5's create_revision/version rules do not apply to.
      */
     static String keptRuleBreak(Replayer s) {
-        for (Finding f : s.findings()) {
-            if (f.records() > 0 || f.kind() == DamageKind.INCOMPLETE_TRANSACTION || f.kind() == DamageKind.TRUNCATED_SNAPSHOT
-                    || f.detail().startsWith("more snapshot records than")) {
-                continue;
-            }
-            long n = s.findingCounts().entrySet().stream()
-                    .filter(x -> x.getKey() != DamageKind.INCOMPLETE_TRANSACTION && x.getKey() != DamageKind.TRUNCATED_SNAPSHOT)
-                    .mapToLong(Map.Entry::getValue).sum();
-            return "the kept records break the rules of a healthy log as they stand (" + f.kind().label() + " at offset "
-                    + f.offset() + (n > 1 ? ", and " + (n - 1) + " more finding(s)" : "") + "): written as a snapshot of the final state";
-        }
-        return null;
+        Finding f = s.firstKeptBreak();
+        if (f == null) return null;
+        long n = s.keptBreaks();
+        return "the kept records break the rules of a healthy log as they stand (" + f.kind().label() + " at offset "
+                + f.offset() + (n > 1 ? ", and " + (n - 1) + " more" : "") + "): written as a snapshot of the final state";
     }
 
     /** The policy's verdict on what replay found, or null to go on. */
-    private static String decide(RecoveryOptions o, RecoveryReport r, Replayer s, Plan plan) {
+    private static String decide(RecoveryOptions o, RecoveryReport r, Replayer s) {
         boolean crcBug = s.damage().stream().anyMatch(d -> d.kind() == DamageKind.CRC_RANGE_BUG);
         if (crcBug) {
             DamageSpan d = s.damage().stream().filter(x -> x.kind() == DamageKind.CRC_RANGE_BUG).findFirst().orElseThrow();
@@ -493,7 +484,7 @@ public final class Recovery {
     private static String fullReadBack(Path temp) throws IOException {
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(temp, ro.maxRecLen())) {
-            Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, WalFormat.V2, ro, Replayer.Options.defaults(), null, null).state(); // its own output: v2
             List<String> problems = new ArrayList<>();
             if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));
             // The same check as walverify --level semantic: any finding at all fails it.

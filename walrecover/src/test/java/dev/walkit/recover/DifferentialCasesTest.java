@@ -133,4 +133,29 @@ class DifferentialCasesTest {
         assertEquals(3, j.get("live_keys").asInt());
         assertEquals(3, assertVerifiesClean(dir.resolve("out/wal")).keys().liveCount());
     }
+
+    @Test
+    void aPrefixCountThatDoesNotMatchKeepsTheHistoryFormWithTheCountOfWhatIsKept() throws IOException {
+        byte[] log = new LogBuilder().add(RecordEncoder.snapshotMarker(5, 1))
+                .add(KeyValue.put(k("/a"), 3, 3, 1, k("a"), 0).withFlags(Flags.SNAPSHOT))
+                .add(KeyValue.put(k("/b"), 4, 5, 2, k("b"), 0).withFlags(Flags.SNAPSHOT))
+                .add(put("/c", 6, 6, 1)).bytes();
+        JsonNode j = recover(log, 0);
+        assertEquals("history", j.get("form").asText(), j.toString());
+        Replayer s = assertVerifiesClean(dir.resolve("out/wal"));
+        assertEquals(3, s.keys().liveCount());
+        assertEquals(5, s.compactRevision());
+    }
+
+    @Test
+    void snapshotKeysOutOfOrderAreWrittenInTheSnapshotForm() throws IOException {
+        byte[] log = new LogBuilder().add(RecordEncoder.snapshotMarker(5, 2))
+                .add(KeyValue.put(k("/b"), 4, 5, 2, k("b"), 0).withFlags(Flags.SNAPSHOT))
+                .add(KeyValue.put(k("/a"), 3, 3, 1, k("a"), 0).withFlags(Flags.SNAPSHOT))
+                .add(put("/c", 6, 6, 1)).bytes();
+        JsonNode j = recover(log, 0);
+        assertEquals("snapshot", j.get("form").asText(), j.toString());
+        assertTrue(j.get("form_why").asText().contains("misplaced-snapshot"), j.toString());
+        assertEquals(3, assertVerifiesClean(dir.resolve("out/wal")).keys().liveCount());
+    }
 }

@@ -18,8 +18,6 @@ import dev.walkit.format.replay.Replayer;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The verification engine behind {@code walverify}: one streaming pass at the chosen level. Opens the
@@ -67,7 +65,7 @@ public final class Verifier {
                 r.cleanPath = clean != null && clean.irregularity() == null;
                 r.cleanPathEnded = clean == null ? null : clean.irregularity();
                 if (r.cleanPath) clean(clean, r, loc);
-                else semantic(file, ro, r, loc, l);
+                else semantic(file, sniff.format(), ro, r, loc, l);
             } else if (sniff.format() == WalFormat.V2) {
                 frames(file, ro, r, loc, minSplit);
             } else {
@@ -121,8 +119,8 @@ public final class Verifier {
         r.tombstones = c.tombstoneCount();
     }
 
-    private static void semantic(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc, Listener l) throws IOException {
-        Replay.Result res = Replay.run(file, ro, Replayer.Options.defaults(), null, it -> {
+    private static void semantic(WalFile file, WalFormat format, ReaderOptions ro, VerifyReport r, Locator loc, Listener l) throws IOException {
+        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), null, it -> {
             if (it instanceof WalEntry e) loc.record(e.revision());
             else loc.damage((DamageSpan) it);
         });

@@ -112,7 +112,7 @@ public final class VerifyReport {
     }
 
     public boolean healthy() {
-        return damage.isEmpty() && findings.isEmpty();
+        return assessment().healthy();
     }
 
     /** healthy, torn-tail or damaged. */

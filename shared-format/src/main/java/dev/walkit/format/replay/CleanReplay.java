@@ -41,7 +41,7 @@ public final class CleanReplay {
     private long openTxn = -1;
     private final SnapshotPrefix prefix = new SnapshotPrefix();
     /** Set by {@link #prefix} when its rules report anything: the light replay stops there. */
-    private final SnapshotPrefix.Report stop = (kind, offset, length, detail, drops, inPrefix) -> irregular(detail + " at offset " + offset);
+    private final SnapshotPrefix.Report stop = (kind, offset, length, detail, effect, inPrefix) -> irregular(detail + " at offset " + offset);
     private int lastSnapshotRef = -1;
     // After a join: the key counts of both parts together.
     private long joinedLive;

@@ -34,7 +34,12 @@ public final class Replay {
      */
     public static Result run(WalFile file, ReaderOptions readerOptions, Replayer.Options options, Replayer.Listener listener,
                              Consumer<LogItem> tap) throws IOException {
-        WalFormat format = Wal.sniff(file, readerOptions.maxRecLen()).format();
+        return run(file, Wal.sniff(file, readerOptions.maxRecLen()).format(), readerOptions, options, listener, tap);
+    }
+
+    /** As {@link #run(WalFile, ReaderOptions, Replayer.Options, Replayer.Listener, Consumer)}, for a file already sniffed as {@code format}. */
+    public static Result run(WalFile file, WalFormat format, ReaderOptions readerOptions, Replayer.Options options,
+                             Replayer.Listener listener, Consumer<LogItem> tap) throws IOException {
         Replayer.Options o = format == WalFormat.V1
                 ? new Replayer.Options(true, options.toRevision(), options.stopAtFirstDamage()) : options;
         Replayer replayer = new Replayer(o, file::read, listener);

@@ -99,13 +99,19 @@ public final class Replayer implements TransactionGrouper.Sink {
     private Transaction judged;
     /** Why {@link #judged} is dropped, when a rule said so. */
     private String dropWhy;
-    private final SnapshotPrefix.Report report = (kind, offset, length, detail, drops, inPrefix) -> {
-        finding(new Finding(kind, offset, length, kind == DamageKind.TRUNCATED_SNAPSHOT ? prefix.compactRevision()
+    private final SnapshotPrefix.Report report = (kind, offset, length, detail, effect, inPrefix) -> {
+        boolean drops = effect == SnapshotPrefix.Effect.DROPS;
+        Finding f = new Finding(kind, offset, length, kind == DamageKind.TRUNCATED_SNAPSHOT ? prefix.compactRevision()
                 : judged == null ? -1 : judged.revision(),
-                drops && judged != null ? judged.entries().size() : 0, detail));
+                drops && judged != null ? judged.entries().size() : 0, detail);
+        finding(f);
         if (drops) dropWhy = detail;
+        if (effect == SnapshotPrefix.Effect.KEPT) keptBreak(f);
         if (inPrefix) markDamaged(offset);
     };
+    /** The first finding of a rule broken by a record applied as stored, and how many there are. */
+    private Finding firstKeptBreak;
+    private long keptBreaks;
 
     public Replayer(Options options, Values values, Listener listener) {
         this.options = options;
@@ -125,6 +131,26 @@ public final class Replayer implements TransactionGrouper.Sink {
         findingCounts.merge(f.kind(), 1, Integer::sum);
         if (findings.size() < MAX_FINDINGS_KEPT) findings.add(f);
         if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) markDamaged(f.offset());
+    }
+
+    private void keptBreak(Finding f) {
+        if (firstKeptBreak == null) firstKeptBreak = f;
+        keptBreaks++;
+    }
+
+    /**
+     * The first finding of a rule broken by a record that replay applied as stored (§5's create_revision/version
+     * or DELETE rule, a snapshot key out of order or above the compact revision), or null: what a log that keeps
+     * the applied records as they are (walrecover's history form) carries. A prefix count that does not match is
+     * not one: such a writer writes the count of what it keeps.
+     */
+    public Finding firstKeptBreak() {
+        return firstKeptBreak;
+    }
+
+    /** How many findings {@link #firstKeptBreak} is the first of. */
+    public long keptBreaks() {
+        return keptBreaks;
     }
 
     private void markDamaged(long offset) {
@@ -287,11 +313,13 @@ public final class Replayer implements TransactionGrouper.Sink {
         long expectVersion = Rules.expectedVersion(s.live, s.version);
         DamageKind broken = options.deriveVersions && !delete ? null
                 : Rules.broken(delete, s.live, s.createRevision, s.version, e.revision(), e.createRevision(), e.version());
-        if (broken == DamageKind.DELETE_OF_ABSENT_KEY) {
-            finding(new Finding(broken, e.offset(), e.length(), e.revision(), 0, "DELETE of a key that is not live"));
-        } else if (broken == DamageKind.VERSION_MISMATCH) {
-            finding(new Finding(broken, e.offset(), e.length(), e.revision(), 0, "PUT with create_revision " + e.createRevision()
-                    + ", version " + e.version() + "; expected " + expectCreate + ", " + expectVersion));
+        if (broken != null) {
+            Finding f = new Finding(broken, e.offset(), e.length(), e.revision(), 0, broken == DamageKind.DELETE_OF_ABSENT_KEY
+                    ? "DELETE of a key that is not live"
+                    : "PUT with create_revision " + e.createRevision() + ", version " + e.version() + "; expected " + expectCreate + ", "
+                    + expectVersion);
+            finding(f);
+            keptBreak(f);
         }
         if (delete) {
             tombstone(s, e.revision(), e.offset());

@@ -44,11 +44,9 @@ public final class Rules {
                 && version == expectedVersion(live, liveVersion) ? null : DamageKind.VERSION_MISMATCH;
     }
 
-    /** Whether a record breaks no rule of §5 ({@link #broken} is null), as one test. */
+    /** Whether a record breaks no rule of §5: {@link #broken} is null. */
     public static boolean holds(boolean delete, boolean live, long liveCreateRevision, long liveVersion, long revision,
                                 long createRevision, long version) {
-        return delete ? live
-                : createRevision == expectedCreateRevision(live, liveCreateRevision, revision)
-                && version == expectedVersion(live, liveVersion);
+        return broken(delete, live, liveCreateRevision, liveVersion, revision, createRevision, version) == null;
     }
 }

@@ -23,12 +23,25 @@ public final class SnapshotPrefix {
         DROP
     }
 
+    /** What an inconsistency does to what replay keeps. */
+    public enum Effect {
+        /** The record or transaction is not applied. */
+        DROPS,
+        /** Applied as stored: a log that keeps the record as it is carries the inconsistency. */
+        KEPT,
+        /**
+         * About the marker's count or its absence: a writer that writes a marker with the count of the records
+         * it keeps (walrecover's history form) repairs it.
+         */
+        COUNT
+    }
+
     /**
-     * Where the rules report what they find: the bytes concerned ({@code length} 0 when none), {@code drops} when
-     * the record or transaction is not applied, {@code inPrefix} when it is an inconsistency of the prefix.
+     * Where the rules report what they find: the bytes concerned ({@code length} 0 when none), what it does to what
+     * is kept, and {@code inPrefix} when it is an inconsistency of the prefix.
      */
     public interface Report {
-        void report(DamageKind kind, long offset, long length, String detail, boolean drops, boolean inPrefix);
+        void report(DamageKind kind, long offset, long length, String detail, Effect effect, boolean inPrefix);
     }
 
     private boolean marker;
@@ -52,20 +65,10 @@ public final class SnapshotPrefix {
         return compactRevision;
     }
 
-    /** The count the marker gives. */
-    public long expected() {
-        return expected;
-    }
-
-    /** Snapshot records taken into the prefix (a duplicated key counts once). */
-    public long present() {
-        return present;
-    }
-
     /** A transaction of {@code records} records (more than one) with a SNAPSHOT record among them: never in a prefix. */
     public Action inTransaction(long offset, long length, int records, Report r) {
         r.report(DamageKind.MISPLACED_SNAPSHOT, offset, length, "a SNAPSHOT-flagged record inside a transaction of " + records
-                + " records at offset " + offset + " (snapshot records are transactions of one)", true, !closed);
+                + " records at offset " + offset + " (snapshot records are transactions of one)", Effect.DROPS, !closed);
         return Action.DROP;
     }
 
@@ -80,31 +83,31 @@ public final class SnapshotPrefix {
         if (emptyKey) {
             if (offset == 0 && firstItem && !closed && !marker && valueLength == 8) return Action.MARKER;
             r.report(DamageKind.MISPLACED_SNAPSHOT, offset, length, "a snapshot marker at offset " + offset + " (only one, at offset 0, is allowed)",
-                    true, !closed);
+                    Effect.DROPS, !closed);
             return Action.DROP;
         }
         if (closed) {
-            r.report(DamageKind.MISPLACED_SNAPSHOT, offset, length, "a snapshot record after ordinary transactions", true, false);
+            r.report(DamageKind.MISPLACED_SNAPSHOT, offset, length, "a snapshot record after ordinary transactions", Effect.DROPS, false);
             return Action.DROP;
         }
         if (!marker && !markerless) {
             markerless = true;
             r.report(DamageKind.MISPLACED_SNAPSHOT, offset, 0, "snapshot records without a marker at offset 0: applied as a snapshot of unknown count",
-                    false, true);
+                    Effect.COUNT, true);
         }
         if (duplicate) {
             r.report(DamageKind.MISPLACED_SNAPSHOT, offset, length, "a key that is already in the snapshot prefix: the first occurrence is kept",
-                    true, true);
+                    Effect.DROPS, true);
             return Action.DROP;
         }
-        if (!ascending) r.report(DamageKind.MISPLACED_SNAPSHOT, offset, length, "snapshot keys out of ascending byte order", false, true);
+        if (!ascending) r.report(DamageKind.MISPLACED_SNAPSHOT, offset, length, "snapshot keys out of ascending byte order", Effect.KEPT, true);
         if (marker && present == expected) {
             r.report(DamageKind.MISPLACED_SNAPSHOT, offset, length, "more snapshot records than the marker counts (" + expected
-                    + "): kept, the first occurrence of each key", false, true);
+                    + "): kept, the first occurrence of each key", Effect.COUNT, true);
         }
         if (marker && revision > compactRevision) {
             r.report(DamageKind.VERSION_MISMATCH, offset, length, "snapshot record with mod_revision " + revision + " above the compact revision "
-                    + compactRevision, false, true);
+                    + compactRevision, Effect.KEPT, true);
         }
         present++;
         return Action.APPLY;
@@ -126,7 +129,7 @@ public final class SnapshotPrefix {
         closed = true;
         if (marker && present < expected) {
             r.report(DamageKind.TRUNCATED_SNAPSHOT, 0, at, "the snapshot marker counts " + expected + " records, " + present + " are present",
-                    false, true);
+                    Effect.COUNT, true);
             return false;
         }
         return true;
