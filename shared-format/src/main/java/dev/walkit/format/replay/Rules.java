@@ -32,21 +32,24 @@ public final class Rules {
     }
 
     /**
-     * The rule a record breaks, given its key's state before it ({@code live}, with that state's
-     * create_revision and version), or null when it breaks none: a PUT whose create_revision or version is
-     * not what §5 derives ({@link DamageKind#VERSION_MISMATCH}), a DELETE of a key that is not live
-     * ({@link DamageKind#DELETE_OF_ABSENT_KEY}).
+     * Whether a record breaks no rule of §5, given its key's state before it ({@code live}, with that state's
+     * create_revision and version): a PUT carries the create_revision and version §5 derives, a DELETE deletes a
+     * live key. One expression, for the replays' hot paths.
+     */
+    public static boolean holds(boolean delete, boolean live, long liveCreateRevision, long liveVersion, long revision,
+                                long createRevision, long version) {
+        return delete ? live
+                : createRevision == expectedCreateRevision(live, liveCreateRevision, revision)
+                && version == expectedVersion(live, liveVersion);
+    }
+
+    /**
+     * The rule a record breaks ({@link #holds} false), or null: {@link DamageKind#VERSION_MISMATCH} for a PUT,
+     * {@link DamageKind#DELETE_OF_ABSENT_KEY} for a DELETE.
      */
     public static DamageKind broken(boolean delete, boolean live, long liveCreateRevision, long liveVersion, long revision,
                                     long createRevision, long version) {
-        if (delete) return live ? null : DamageKind.DELETE_OF_ABSENT_KEY;
-        return createRevision == expectedCreateRevision(live, liveCreateRevision, revision)
-                && version == expectedVersion(live, liveVersion) ? null : DamageKind.VERSION_MISMATCH;
-    }
-
-    /** Whether a record breaks no rule of §5: {@link #broken} is null. */
-    public static boolean holds(boolean delete, boolean live, long liveCreateRevision, long liveVersion, long revision,
-                                long createRevision, long version) {
-        return broken(delete, live, liveCreateRevision, liveVersion, revision, createRevision, version) == null;
+        if (holds(delete, live, liveCreateRevision, liveVersion, revision, createRevision, version)) return null;
+        return delete ? DamageKind.DELETE_OF_ABSENT_KEY : DamageKind.VERSION_MISMATCH;
     }
 }
