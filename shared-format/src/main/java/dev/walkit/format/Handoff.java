@@ -7,7 +7,7 @@ import java.util.concurrent.BlockingQueue;
 
 /**
  * A producer on a thread of its own handing items to one consumer through a bounded queue, so that
- * reading runs beside the work on what was read ({@link Prefetch}, and replay's batch reader). The
+ * reading runs beside the work on what was read (replay's batch reader). The
  * consumer {@link #take}s until null; the producer's failure is thrown to it there.
  */
 public final class Handoff<T> implements AutoCloseable {

@@ -59,10 +59,10 @@ public final class TransactionGrouper {
             return;
         }
         if (pending.isEmpty()) {
-            sink.transaction(new Transaction(e.revision(), List.of(e)));
+            sink.transaction(Transaction.of(e.revision(), List.of(e)));
         } else {
             pending.add(e);
-            sink.transaction(new Transaction(e.revision(), List.copyOf(pending)));
+            sink.transaction(Transaction.of(e.revision(), List.copyOf(pending)));
             pending.clear();
         }
     }

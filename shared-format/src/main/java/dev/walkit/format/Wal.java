@@ -93,11 +93,4 @@ public final class Wal {
         }
         return false;
     }
-
-    /** Opens an entry source over an already opened file, in the given format. */
-    public static EntrySource entries(WalFile file, WalFormat format, ReaderOptions options) {
-        return format == WalFormat.V1
-                ? new V1Reader(file, options.maxRecLen(), false)
-                : new V2Entries(new WalReader(file, options.withLevel(ReaderOptions.Level.DECODE)));
-    }
 }

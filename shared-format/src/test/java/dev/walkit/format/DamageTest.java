@@ -208,7 +208,7 @@ class DamageTest {
         log[(int) b.offset(2) + 20] ^= 0x10;
         Path p = LogBuilder.write(dir, "wal", log);
         try (WalFile f = WalFile.open(p, RecordLayout.DEFAULT_MAX_REC_LEN)) {
-            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
             assertEquals(2, s.transactions(), "revisions 1 and 3 applied; 2 dropped whole");
             assertEquals(3, s.revision());
             assertEquals(2, s.findingCounts().get(DamageKind.INCOMPLETE_TRANSACTION), "before and after the damage");
@@ -231,7 +231,7 @@ class DamageTest {
         b.add(KeyValue.delete("/b".getBytes(StandardCharsets.UTF_8), 4));
         Path p = LogBuilder.write(dir, "wal", b.bytes());
         try (WalFile f = WalFile.open(p, RecordLayout.DEFAULT_MAX_REC_LEN)) {
-            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
             var leases = s.leases(120);
             assertEquals(java.util.Map.of(7000L, 2), leases.keysByLease(), "the deleted key's lease 9000 is gone");
             assertEquals(9001, leases.nextLeaseId(), "greater than every lease ID seen");
@@ -245,7 +245,7 @@ class DamageTest {
         b.add(KeyValue.put("/x".getBytes(StandardCharsets.UTF_8), 4, 4, 1, new byte[] {9}, 0));
         Path p = LogBuilder.write(dir, "wal", b.bytes());
         try (WalFile f = WalFile.open(p, RecordLayout.DEFAULT_MAX_REC_LEN)) {
-            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
             assertEquals(5, s.revision());
             assertEquals(1, s.findingCounts().get(DamageKind.REVISION_REGRESSION));
             assertEquals(b.offset(5), s.findings().get(0).offset());
@@ -263,7 +263,7 @@ class DamageTest {
         b.add(KeyValue.put("/z".getBytes(StandardCharsets.UTF_8), 11, 11, 1, new byte[] {1}, 0));
         Path p = LogBuilder.write(dir, "wal", b.bytes());
         try (WalFile f = WalFile.open(p, RecordLayout.DEFAULT_MAX_REC_LEN)) {
-            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
             assertEquals(10, s.compactRevision());
             assertEquals(11, s.revision());
             assertEquals(4, s.keys().liveCount());

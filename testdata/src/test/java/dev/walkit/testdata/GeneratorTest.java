@@ -33,7 +33,7 @@ class GeneratorTest {
         assertArrayEquals(Files.readAllBytes(wal),
                 new K8sWalGenerator(K8sWalGenerator.Options.of(11, 3 << 20).withCompacted(compacted)).bytes(), "bytes() is what write() writes");
         try (WalFile f = WalFile.open(wal, ReaderOptions.defaults().maxRecLen())) {
-            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
             assertEquals(Map.of(), s.findingCounts());
             assertEquals(0, s.damage().size());
             assertEquals(g.revision(), s.revision());

@@ -1,6 +1,7 @@
 package dev.walkit.doctor;
 
 import dev.walkit.format.DamageKind;
+import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.ReaderOptions;
@@ -36,6 +37,16 @@ import java.util.function.LongConsumer;
  * findings, the transactions by revision, and the transactions dropped by replay.
  */
 public final class LogIndex implements Closeable {
+    /** The replayed state of a key with its history: the history rides on replay's own key state. */
+    static final class HistoryState extends KeyState {
+        /** Null until a record of the key is applied. */
+        History history;
+
+        HistoryState(byte[] key) {
+            super(key);
+        }
+    }
+
     /** Applied records of one key: offsets and revisions (negative revision: a DELETE). */
     static final class History {
         long[] offsets = new long[2];
@@ -107,14 +118,25 @@ public final class LogIndex implements Closeable {
         long[] nextReport = {step};
         Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), new Replayer.Listener() {
             @Override
-            public void recordApplied(WalEntry e, KeyState state) {
-                // The history rides on the replayer's own key state: no second map, no string per record.
-                History h = (History) state.attachment();
-                if (h == null) {
-                    h = new History();
-                    state.attach(h);
+            public void read(long offset, long revision) {
+                loc.record(revision);
+                if (progress != null && offset >= nextReport[0]) {
+                    progress.accept(offset);
+                    nextReport[0] = offset + step;
                 }
-                h.add(e.offset(), e.revision(), e.isDelete());
+            }
+
+            @Override
+            public void damage(DamageSpan span) {
+                loc.damage(span);
+            }
+
+            @Override
+            public void recordApplied(long offset, long revision, boolean delete, KeyState state) {
+                // No second map, no string per record.
+                HistoryState hs = (HistoryState) state;
+                if (hs.history == null) hs.history = new History();
+                hs.history.add(offset, revision, delete);
             }
 
             @Override
@@ -128,13 +150,7 @@ public final class LogIndex implements Closeable {
                 for (WalEntry e : txn.entries()) keys.add(new String(e.key(), StandardCharsets.UTF_8));
                 dropped.add(new Dropped(txn.offset(), txn.revision(), keys, why));
             }
-        }, it -> {
-            loc.accept(it);
-            if (progress != null && it.offset() >= nextReport[0]) {
-                progress.accept(it.offset());
-                nextReport[0] = it.offset() + step;
-            }
-        });
+        }, new KeyIndex(HistoryState::new));
         loc.end();
         this.records = loc.records();
         this.format = res.format();
@@ -167,7 +183,7 @@ public final class LogIndex implements Closeable {
         }
         txnRevisions[txns] = t.revision();
         txnOffsets[txns] = t.offset();
-        txnRecords[txns] = t.entries().size();
+        txnRecords[txns] = t.records();
         txns++;
     }
 
@@ -220,7 +236,7 @@ public final class LogIndex implements Closeable {
 
     History history(String key) {
         KeyState s = state.keys().get(key.getBytes(StandardCharsets.UTF_8));
-        return s == null ? null : (History) s.attachment();
+        return s == null ? null : ((HistoryState) s).history;
     }
 
     /** The key's state at revision {@code rev} (Long.MAX_VALUE: latest): null when absent. */
@@ -260,7 +276,8 @@ public final class LogIndex implements Closeable {
         if (histories == null) {
             TreeMap<String, History> m = new TreeMap<>();
             state.keys().forEach(k -> {
-                if (k.attachment() instanceof History h) m.put(new String(k.key(), StandardCharsets.UTF_8), h);
+                History h = ((HistoryState) k).history;
+                if (h != null) m.put(new String(k.key(), StandardCharsets.UTF_8), h);
             });
             histories = m;
         }

@@ -30,7 +30,7 @@ public final class WalSource implements KeySource {
         WalFile f = WalFile.open(Wal.resolve(path), ReaderOptions.defaults().maxRecLen());
         try {
             ReaderOptions ro = ReaderOptions.defaults();
-            Replayer s = Replay.run(f, Wal.requireWal(f, ro.maxRecLen()).format(), ro, Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, Wal.requireWal(f, ro.maxRecLen()).format(), ro, Replayer.Options.defaults(), null).state();
             if (!s.damage().isEmpty()) {
                 throw new IOException(f.path() + ": the WAL has " + s.damage().size() + " damaged span(s): run walverify / walrecover first");
             }

@@ -209,7 +209,7 @@ class WalMigrateTest {
         assertEquals(0, r.exit(), r.out() + r.err());
         Map<String, KeyValue> got = target(etcd.endpoints(), "/registry/");
         try (WalFile f = WalFile.open(wal, ReaderOptions.defaults().maxRecLen())) {
-            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
             assertEquals(s.keys().liveCount(), got.size());
             Map<Long, Set<Long>> oldToNew = new HashMap<>();
             for (KeyState k : s.keys().sortedLive()) {
@@ -236,7 +236,7 @@ class WalMigrateTest {
         Run r = run("kine", "--sqlite", db.toString(), "--out-wal", out.toString());
         assertEquals(0, r.exit(), r.out() + r.err());
         try (WalFile f = WalFile.open(out.resolve("wal"), ReaderOptions.defaults().maxRecLen())) {
-            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
             assertEquals(List.of(), s.damage());
             assertEquals(Map.of(), s.findingCounts());
             assertEquals(g.revision(), s.compactRevision());

@@ -106,7 +106,7 @@ public final class Recovery {
                 Plan plan = new Plan(r, history);
                 Replayer.Options opts = new Replayer.Options(false, o.toRevision(), o.policy() == RecoveryPolicy.POINT_IN_TIME);
                 Timing.mark("start");
-                Replay.Result res = Replay.run(in, sniffed, ro, opts, plan, null);
+                Replay.Result res = Replay.run(in, sniffed, ro, opts, plan);
                 Timing.mark("replay+write");
                 Replayer s = res.state();
                 r.format = res.format();
@@ -266,25 +266,13 @@ public final class Recovery {
         @Override
         public void applied(Transaction txn, KeyIndex keys) {
             r.keptTransactions++;
-            r.keptRecords += txn.entries().size();
+            r.keptRecords += txn.records();
             if (history != null) history.write(txn, keys);
         }
 
         @Override
-        public boolean takesPlain() {
-            return true;
-        }
-
-        @Override
-        public void appliedPlain(long offset, long length, int records) {
-            r.keptTransactions++;
-            r.keptRecords += records;
-            if (history != null) history.writePlain(offset, length);
-        }
-
-        @Override
         public void dropped(Transaction txn, String why) {
-            drop(txn.offset(), txn.revision(), txn.entries().size(), why);
+            drop(txn.offset(), txn.revision(), txn.records(), why);
             if (droppedTxns.size() < RecoveryReport.MAX_LISTED) droppedTxns.add(txn);
         }
 
@@ -359,6 +347,12 @@ public final class Recovery {
 
         void write(Transaction txn, KeyIndex keys) {
             try {
+                if (!v1 && txn.plain()) {
+                    // Ordinary records, standard CRCs, one after the other: the bytes copied as they are.
+                    flushPrefix();
+                    extendRun(txn.offset(), txn.end() - txn.offset());
+                    return;
+                }
                 List<WalEntry> entries = txn.entries();
                 for (int i = 0, n = entries.size(); i < n; i++) {
                     // By index, as Replayer.transaction: no iterator allocated per transaction.
@@ -371,16 +365,6 @@ public final class Recovery {
                     flushPrefix();
                     copy(e, keys);
                 }
-            } catch (IOException ex) {
-                throw new UncheckedIOException(ex);
-            }
-        }
-
-        /** Writes a transaction of plain v2 records ({@link Replayer.Listener#appliedPlain}): the bytes copied as they are. */
-        void writePlain(long offset, long length) {
-            try {
-                flushPrefix();
-                extendRun(offset, length);
             } catch (IOException ex) {
                 throw new UncheckedIOException(ex);
             }
@@ -484,7 +468,7 @@ public final class Recovery {
     private static String fullReadBack(Path temp) throws IOException {
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(temp, ro.maxRecLen())) {
-            Replayer s = Replay.run(f, WalFormat.V2, ro, Replayer.Options.defaults(), null, null).state(); // its own output: v2
+            Replayer s = Replay.run(f, WalFormat.V2, ro, Replayer.Options.defaults(), null).state(); // its own output: v2
             List<String> problems = new ArrayList<>();
             if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));
             // The same check as walverify --level semantic: any finding at all fails it.

@@ -47,7 +47,7 @@ class DifferentialCasesTest {
     private static Replayer assertVerifiesClean(Path wal) throws IOException {
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(wal, ro.maxRecLen())) {
-            Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null).state();
             assertTrue(s.damage().isEmpty(), s.damage().toString());
             assertTrue(s.findings().isEmpty(), s.findings().toString());
             return s;

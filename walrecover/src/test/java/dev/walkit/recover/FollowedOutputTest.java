@@ -54,7 +54,7 @@ class FollowedOutputTest {
         try (WalFile f = WalFile.open(gen, ro.maxRecLen())) {
             WalReader r = new WalReader(f, ro);
             for (ReadResult x; (x = r.next()) != null; ) ends.add(((RecordView) x).offset() + ((RecordView) x).length());
-            Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null).state();
             return new Log(Files.readAllBytes(gen), StateDigest.of(s.keys(), s.revision(), f::readFully), ends);
         }
     }

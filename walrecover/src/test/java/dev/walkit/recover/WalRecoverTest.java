@@ -97,7 +97,7 @@ class WalRecoverTest {
     /** The state a WAL replays to, checking that it is clean. */
     static Map<String, String> replayClean(Path wal) throws Exception {
         try (WalFile f = WalFile.open(wal, ReaderOptions.defaults().maxRecLen())) {
-            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
             assertEquals(List.of(), s.damage(), "the recovery WAL has no damage");
             Map<DamageKind, Integer> findings = new java.util.EnumMap<>(DamageKind.class);
             findings.putAll(s.findingCounts());

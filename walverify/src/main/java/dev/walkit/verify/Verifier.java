@@ -6,6 +6,7 @@ import dev.walkit.format.EntrySource;
 import dev.walkit.format.Finding;
 import dev.walkit.format.LogItem;
 import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.V1Reader;
 import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
@@ -40,14 +41,8 @@ public final class Verifier {
         return verify(input, level, listener, SplitScan.MIN_SPLIT);
     }
 
-    /** As above; v2 files of {@code minSplit} bytes or more are read on two threads (at semantic level, while clean). */
+    /** As above; v2 files of {@code minSplit} bytes or more are read on two threads at frame and decode level. */
     static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit) throws IOException {
-        return verify(input, level, listener, minSplit, true);
-    }
-
-    /** As above; {@code cleanPath} false: the semantic level replays with {@link Replayer} alone (tests compare the two). */
-    static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit, boolean cleanPath)
-            throws IOException {
         Listener l = listener == null ? new Listener() { } : listener;
         Path walPath = Wal.resolve(input);
         ReaderOptions ro = level == VerifyLevel.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
@@ -61,7 +56,7 @@ public final class Verifier {
             r.format = sniff.format();
             Locator loc = new Locator(r, l);
             if (level == VerifyLevel.SEMANTIC) {
-                CleanReplay clean = cleanPath && sniff.format() == WalFormat.V2 ? CleanScan.scan(file, ro, CleanReplay.whole(), minSplit) : null;
+                CleanReplay clean = sniff.format() == WalFormat.V2 ? CleanScan.scan(file, ro, CleanReplay.whole()) : null;
                 r.cleanPath = clean != null && clean.irregularity() == null;
                 r.cleanPathEnded = clean == null ? null : clean.irregularity();
                 if (r.cleanPath) clean(clean, r, loc);
@@ -69,7 +64,7 @@ public final class Verifier {
             } else if (sniff.format() == WalFormat.V2) {
                 frames(file, ro, r, loc, minSplit);
             } else {
-                try (EntrySource src = Wal.entries(file, WalFormat.V1, ro)) {
+                try (EntrySource src = new V1Reader(file, ro.maxRecLen(), false)) {
                     for (LogItem it; (it = src.next()) != null; ) {
                         if (it instanceof WalEntry e) {
                             loc.record(e.revision());
@@ -120,9 +115,16 @@ public final class Verifier {
     }
 
     private static void semantic(WalFile file, WalFormat format, ReaderOptions ro, VerifyReport r, Locator loc, Listener l) throws IOException {
-        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), null, it -> {
-            if (it instanceof WalEntry e) loc.record(e.revision());
-            else loc.damage((DamageSpan) it);
+        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), new Replayer.Listener() {
+            @Override
+            public void read(long offset, long revision) {
+                loc.record(revision);
+            }
+
+            @Override
+            public void damage(DamageSpan span) {
+                loc.damage(span);
+            }
         });
         Replayer s = res.state();
         r.transactions = s.transactions();

@@ -1,12 +1,16 @@
 package dev.walkit.format.replay;
 
 import dev.walkit.format.DamageSpan;
+import dev.walkit.format.EntrySource;
 import dev.walkit.format.Handoff;
+import dev.walkit.format.LogItem;
 import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordView;
+import dev.walkit.format.V1Reader;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
+import dev.walkit.format.WalFormat;
 import dev.walkit.format.WalReader;
 
 import java.io.Closeable;
@@ -15,25 +19,28 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 
 /**
- * Reads a v2 log on a second thread ({@link Handoff}) into {@link RecordBatch}es, so that reading, CRC, decode
- * and the keys' hashes run beside replay, as {@link dev.walkit.format.Prefetch} does for {@link WalEntry}s
- * but with no object made for a plain record. The batches go round: {@link #take} one, {@link #recycle} it
- * when done. The reader owns its {@link WalFile}: nothing but the batches passes between the threads,
- * through the queues.
+ * The one producer of records for replay: reads a log on a second thread ({@link Handoff}) into
+ * {@link RecordBatch}es, so that reading, CRC, decode and the keys' hashes run beside replay, with no
+ * object made for a plain v2 record ({@link WalEntry}s are made from the batch on demand). A v1 log's
+ * records, which replay must derive fields for, come as {@link WalEntry}s. The batches go round:
+ * {@link #take} one, {@link #recycle} it when done. The reader owns its {@link WalFile}: nothing but the
+ * batches passes between the threads, through the queues.
  */
 final class BatchReader implements Closeable {
     private static final int IN_FLIGHT = 8;
 
     private final WalReader reader;
+    private final EntrySource v1;
     private final BlockingQueue<RecordBatch> free = new ArrayBlockingQueue<>(IN_FLIGHT);
     private final Handoff<RecordBatch> full;
     /** Valid records read; read by the caller after {@link #take} returned null. */
     private long records;
 
-    BatchReader(WalFile file, ReaderOptions options) {
-        this.reader = new WalReader(file, options.withLevel(ReaderOptions.Level.DECODE));
+    BatchReader(WalFile file, WalFormat format, ReaderOptions options) {
+        this.reader = format == WalFormat.V2 ? new WalReader(file, options.withLevel(ReaderOptions.Level.DECODE)) : null;
+        this.v1 = format == WalFormat.V1 ? new V1Reader(file, options.maxRecLen(), false) : null;
         for (int i = 0; i < IN_FLIGHT; i++) free.add(new RecordBatch());
-        this.full = new Handoff<>("walkit-reader", IN_FLIGHT, "reading " + file.path(), this::produce);
+        this.full = new Handoff<>("walkit-reader", IN_FLIGHT, "reading " + file.path(), reader != null ? this::produce : this::produceV1);
     }
 
     private void produce(Handoff<RecordBatch> out) throws InterruptedException {
@@ -47,6 +54,21 @@ final class BatchReader implements Closeable {
             } else {
                 b.add((DamageSpan) x);
             }
+            if (b.full()) {
+                out.put(b);
+                b = free.take();
+            }
+        }
+        records = n;
+        if (b.size > 0) out.put(b);
+    }
+
+    private void produceV1(Handoff<RecordBatch> out) throws InterruptedException {
+        RecordBatch b = free.take();
+        long n = 0;
+        for (LogItem it; (it = v1.next()) != null; ) {
+            if (it instanceof WalEntry) n++;
+            b.add(it);
             if (b.full()) {
                 out.put(b);
                 b = free.take();
@@ -75,6 +97,7 @@ final class BatchReader implements Closeable {
     @Override
     public void close() throws IOException {
         full.close();
-        reader.close();
+        if (reader != null) reader.close();
+        if (v1 != null) v1.close();
     }
 }

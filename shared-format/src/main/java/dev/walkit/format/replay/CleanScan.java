@@ -49,7 +49,12 @@ public final class CleanScan {
      * bytes or more. Returns {@code whole} holding the state of the whole log, or with its
      * {@link CleanReplay#irregularity()} set when the light replay does not take the log.
      */
-    public static CleanReplay scan(WalFile file, ReaderOptions ro, CleanReplay whole, long minSplit) throws IOException {
+    public static CleanReplay scan(WalFile file, ReaderOptions ro, CleanReplay whole) throws IOException {
+        return scan(file, ro, whole, MIN_SPLIT);
+    }
+
+    /** {@link #scan(WalFile, ReaderOptions, CleanReplay)}, in two halves from {@code minSplit} bytes (tests: 0 or MAX). */
+    static CleanReplay scan(WalFile file, ReaderOptions ro, CleanReplay whole, long minSplit) throws IOException {
         boolean split = file.size() >= minSplit && Runtime.getRuntime().availableProcessors() >= 2;
         long middle = split ? (long) (file.size() * FIRST_SHARE) : Long.MAX_VALUE;
         AtomicBoolean stop = new AtomicBoolean();

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Keys to their {@link KeyState}: hashed while replaying (one lookup per record, no allocation when
@@ -22,6 +23,18 @@ public final class KeyIndex {
     private KeyState[] states = new KeyState[1 << 12];
     private int size;
     private int live;
+    private final Function<byte[], ? extends KeyState> newState;
+
+    /** An index of plain {@link KeyState}s. */
+    public KeyIndex() {
+        this(KeyState::new);
+    }
+
+    /** An index whose states {@code newState} makes from a key (a tool's own kind of {@link KeyState}). */
+    public KeyIndex(Function<byte[], ? extends KeyState> newState) {
+        this.newState = newState;
+    }
+
     /** 32-bit hash of the key bytes, never 0 (0 marks an empty slot): {@link KeyTable#hash}, the one key hash. */
     static int hash(byte[] k) {
         return KeyTable.hash(k);
@@ -60,7 +73,7 @@ public final class KeyIndex {
     }
 
     private KeyState insert(int i, int h, byte[] key) {
-        KeyState s = new KeyState(key);
+        KeyState s = newState.apply(key);
         hashes[i] = h;
         states[i] = s;
         if (++size * 2 > hashes.length) grow();

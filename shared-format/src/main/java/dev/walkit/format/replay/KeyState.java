@@ -3,9 +3,10 @@ package dev.walkit.format.replay;
 /**
  * The replayed state of one key: its latest put (or the tombstone that deleted it). The value is not
  * kept: {@code valueOffset}/{@code valueLength} say where to read it back from the WAL file, so memory
- * grows with the number of keys, not with the log.
+ * grows with the number of keys, not with the log. A tool that keeps more per key (waldoctor: its history)
+ * extends it and gives {@link KeyIndex} the constructor: no second map, no lookup per record.
  */
-public final class KeyState {
+public class KeyState {
     final byte[] key;
     boolean live;
     long createRevision;
@@ -15,9 +16,8 @@ public final class KeyState {
     long valueOffset;
     int valueLength;
     long recordOffset;
-    private Object attachment;
 
-    KeyState(byte[] key) {
+    protected KeyState(byte[] key) {
         this.key = key;
     }
 
@@ -52,15 +52,6 @@ public final class KeyState {
 
     public int valueLength() {
         return valueLength;
-    }
-
-    /** Whatever a tool keeps per key (waldoctor: its history), so it needs no map of its own. */
-    public Object attachment() {
-        return attachment;
-    }
-
-    public void attach(Object o) {
-        this.attachment = o;
     }
 
     /** File offset of the record that set this state. */

@@ -1,8 +1,6 @@
 package dev.walkit.format.replay;
 
-import dev.walkit.format.EntrySource;
 import dev.walkit.format.LogItem;
-import dev.walkit.format.Prefetch;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.TransactionGrouper;
 import dev.walkit.format.Wal;
@@ -12,9 +10,13 @@ import dev.walkit.format.WalFormat;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.function.Consumer;
 
-/** One pass over a WAL file: read, group into transactions, replay. */
+/**
+ * One pass over a WAL file: read ({@link BatchReader}, the one producer of records), group into transactions,
+ * replay. A whole transaction of plain v2 records that replay applies as it is goes from the batch to the state
+ * with no object made for it ({@link Replayer#applyPlain}); everything else is grouped and replayed as
+ * {@link WalEntry}s made from the batch. The state and findings are the same either way.
+ */
 public final class Replay {
     private Replay() {
     }
@@ -26,72 +28,63 @@ public final class Replay {
     public record Result(Path path, WalFormat format, long fileSize, long records, Replayer state) {
     }
 
-    /**
-     * Replays {@code file} (format sniffed) with {@code options}; {@code tap} sees every item read, or is null.
-     * A v2 log is read in {@link RecordBatch}es when there is no tap and the listener, if any,
-     * {@linkplain Replayer.Listener#takesPlain takes} transactions of plain records applied as they are: no object
-     * is then made for a record of a transaction that breaks no rule. The state and findings are the same.
-     */
-    public static Result run(WalFile file, ReaderOptions readerOptions, Replayer.Options options, Replayer.Listener listener,
-                             Consumer<LogItem> tap) throws IOException {
-        return run(file, Wal.sniff(file, readerOptions.maxRecLen()).format(), readerOptions, options, listener, tap);
+    /** Replays {@code file} (format sniffed) with {@code options}, telling {@code listener} (or null). */
+    public static Result run(WalFile file, ReaderOptions readerOptions, Replayer.Options options, Replayer.Listener listener)
+            throws IOException {
+        return run(file, Wal.sniff(file, readerOptions.maxRecLen()).format(), readerOptions, options, listener, new KeyIndex());
     }
 
-    /** As {@link #run(WalFile, ReaderOptions, Replayer.Options, Replayer.Listener, Consumer)}, for a file already sniffed as {@code format}. */
+    /** Replays {@code file}, already sniffed as {@code format}. */
     public static Result run(WalFile file, WalFormat format, ReaderOptions readerOptions, Replayer.Options options,
-                             Replayer.Listener listener, Consumer<LogItem> tap) throws IOException {
+                             Replayer.Listener listener) throws IOException {
+        return run(file, format, readerOptions, options, listener, new KeyIndex());
+    }
+
+    /** Replays {@code file}, already sniffed as {@code format}, into {@code keys} (empty). */
+    public static Result run(WalFile file, WalFormat format, ReaderOptions readerOptions, Replayer.Options options,
+                             Replayer.Listener listener, KeyIndex keys) throws IOException {
         Replayer.Options o = format == WalFormat.V1
                 ? new Replayer.Options(true, options.toRevision(), options.stopAtFirstDamage()) : options;
-        Replayer replayer = new Replayer(o, file::read, listener);
-        boolean batches = format == WalFormat.V2 && tap == null && (listener == null || listener.takesPlain());
-        // The reader runs on its own thread over its own handle of the file; replay, the listeners
+        Replayer.Listener l = listener == null ? new Replayer.Listener() { } : listener;
+        Replayer replayer = new Replayer(o, file::read, l, keys);
+        // The reader runs on its own thread over its own handle of the file; replay, the listener
         // and their random reads (values, records copied out) use {@code file} on this thread.
         long records;
-        try (WalFile own = WalFile.open(file.path(), readerOptions.maxRecLen())) {
-            records = batches ? inBatches(own, readerOptions, replayer) : inEntries(own, format, readerOptions, replayer, tap);
-        }
-        replayer.end(file.size());
-        return new Result(file.path(), format, file.size(), records, replayer);
-    }
-
-    private static long inEntries(WalFile own, WalFormat format, ReaderOptions readerOptions, Replayer replayer,
-                                  Consumer<LogItem> tap) throws IOException {
-        long[] records = new long[1];
-        try (EntrySource src = new Prefetch(Wal.entries(own, format, readerOptions))) {
-            TransactionGrouper.run(src, replayer, it -> {
-                if (it instanceof WalEntry) records[0]++;
-                if (tap != null) tap.accept(it);
-            });
-        }
-        return records[0];
-    }
-
-    private static long inBatches(WalFile own, ReaderOptions readerOptions, Replayer replayer) throws IOException {
-        TransactionGrouper g = new TransactionGrouper(replayer);
-        try (BatchReader src = new BatchReader(own, readerOptions)) {
+        try (WalFile own = WalFile.open(file.path(), readerOptions.maxRecLen());
+             BatchReader src = new BatchReader(own, format, readerOptions)) {
+            TransactionGrouper g = new TransactionGrouper(replayer);
             for (RecordBatch b; (b = src.take()) != null; ) {
                 for (int i = 0, n = b.size; i < n; ) {
                     if (b.items[i] == null && g.idle()) {
                         int end = b.transactionEnd(i);
-                        if (end > 0 && replayer.applyPlain(b, i, end)) {
-                            i = end;
+                        if (end > 0) {
+                            for (int j = i; j < end; j++) l.read(b.offset[j], b.revision[j]);
+                            if (replayer.applyPlain(b, i, end)) {
+                                i = end;
+                                continue;
+                            }
+                            for (; i < end; i++) g.accept(b.item(i));
                             continue;
                         }
                     }
-                    g.accept(b.item(i++));
+                    LogItem it = b.item(i++);
+                    if (it instanceof WalEntry e) l.read(e.offset(), e.revision());
+                    g.accept(it);
                 }
                 src.recycle(b);
             }
             g.end();
-            return src.records();
+            records = src.records();
         }
+        replayer.end(file.size());
+        return new Result(file.path(), format, file.size(), records, replayer);
     }
 
     /** Opens {@code path} (a WAL file or data directory) and replays it with the defaults. */
     public static Result run(Path path) throws IOException {
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(Wal.resolve(path), ro.maxRecLen())) {
-            return run(f, ro, Replayer.Options.defaults(), null, null);
+            return run(f, ro, Replayer.Options.defaults(), null);
         }
     }
 }

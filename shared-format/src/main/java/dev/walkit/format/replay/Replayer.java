@@ -26,14 +26,21 @@ public final class Replayer implements TransactionGrouper.Sink {
     /** Cap on findings kept in the list; {@link #findingCounts()} counts all. */
     public static final int MAX_FINDINGS_KEPT = 10_000;
 
-    /** Observes what replay does with each transaction. */
+    /**
+     * Observes what replay does. The transaction given to {@link #applied} may be a view valid during the call
+     * ({@link Transaction}); nothing else is.
+     */
     public interface Listener {
+        /** Each valid record as it is read, in file order, whatever replay then does with it. */
+        default void read(long offset, long revision) {
+        }
+
         /** After {@code txn} was applied; {@code keys} holds the state it left (v1: the derived fields). */
         default void applied(Transaction txn, KeyIndex keys) {
         }
 
-        /** Each record as it is applied, with the key's state it left (no lookup needed to find it). */
-        default void recordApplied(WalEntry e, KeyState state) {
+        /** Each record as it is applied (the record at {@code offset}), with the key's state it left. */
+        default void recordApplied(long offset, long revision, boolean delete, KeyState state) {
         }
 
         /** {@code why} in words; the finding, when the drop is one, went to {@link Replayer#findings()}. */
@@ -41,23 +48,6 @@ public final class Replayer implements TransactionGrouper.Sink {
         }
 
         default void damage(DamageSpan span) {
-        }
-
-        /**
-         * Whether this listener takes {@link #appliedPlain} for a transaction of plain records that replay
-         * applies as it is ({@link RecordBatch}), with no {@link WalEntry} or {@link Transaction} made for it:
-         * it then gets neither {@link #applied} nor {@link #recordApplied} for such a transaction. Replay of a
-         * v2 log reads in batches only for a listener that does (or none).
-         */
-        default boolean takesPlain() {
-            return false;
-        }
-
-        /**
-         * A transaction of {@code records} plain records, the {@code length} bytes at {@code offset}, applied as
-         * it is ({@link #takesPlain}).
-         */
-        default void appliedPlain(long offset, long length, int records) {
         }
     }
 
@@ -80,7 +70,7 @@ public final class Replayer implements TransactionGrouper.Sink {
     private final Options options;
     private final Values values;
     private final Listener listener;
-    private final KeyIndex keys = new KeyIndex();
+    private final KeyIndex keys;
     private final List<DamageSpan> damage = new ArrayList<>();
     private final List<Finding> findings = new ArrayList<>();
     private final Map<DamageKind, Integer> findingCounts = new EnumMap<>(DamageKind.class);
@@ -103,7 +93,7 @@ public final class Replayer implements TransactionGrouper.Sink {
         boolean drops = effect == SnapshotPrefix.Effect.DROPS;
         Finding f = new Finding(kind, offset, length, kind == DamageKind.TRUNCATED_SNAPSHOT ? prefix.compactRevision()
                 : judged == null ? -1 : judged.revision(),
-                drops && judged != null ? judged.entries().size() : 0, detail);
+                drops && judged != null ? judged.records() : 0, detail);
         finding(f);
         if (drops) dropWhy = detail;
         if (effect == SnapshotPrefix.Effect.KEPT) keptBreak(f);
@@ -114,7 +104,13 @@ public final class Replayer implements TransactionGrouper.Sink {
     private long keptBreaks;
 
     public Replayer(Options options, Values values, Listener listener) {
+        this(options, values, listener, new KeyIndex());
+    }
+
+    /** Replays into {@code keys} (empty; its kind of {@link KeyState} is what a tool keeps per key). */
+    public Replayer(Options options, Values values, Listener listener, KeyIndex keys) {
         this.options = options;
+        this.keys = keys;
         this.values = values;
         this.listener = listener == null ? new Listener() { } : listener;
     }
@@ -218,6 +214,7 @@ public final class Replayer implements TransactionGrouper.Sink {
     /** The most records of a transaction {@link #applyPlain} takes. */
     static final int MAX_PLAIN = 16;
     private final KeyState[] plainStates = new KeyState[MAX_PLAIN];
+    private final BatchTransaction plainView = new BatchTransaction();
 
     /**
      * Applies the plain records {@code [from, to)} of {@code b}, a whole transaction ({@link RecordBatch#transactionEnd}),
@@ -252,7 +249,7 @@ public final class Replayer implements TransactionGrouper.Sink {
         revision = rev;
         if (firstRevision < 0) firstRevision = rev;
         transactions++;
-        listener.appliedPlain(b.offset[from], b.offset[to - 1] + b.length[to - 1] - b.offset[from], n);
+        listener.applied(plainView.set(b, from, to), keys);
         return true;
     }
 
@@ -265,6 +262,7 @@ public final class Replayer implements TransactionGrouper.Sink {
             put(s, b.createRevision[i], b.revision[i], b.version[i], b.lease[i], b.valueOffset[i], b.valueLength[i], b.offset[i]);
         }
         records++;
+        listener.recordApplied(b.offset[i], b.revision[i], Flags.isDelete(b.flags[i]), s);
     }
 
     private void drop(Transaction txn, Finding why) {
@@ -291,7 +289,7 @@ public final class Replayer implements TransactionGrouper.Sink {
             lastSnapshotKey = e.key();
             KeyState s = keys.getOrCreate(e.key());
             set(s, e, e.createRevision(), e.version());
-            listener.recordApplied(e, s);
+            listener.recordApplied(e.offset(), e.revision(), e.isDelete(), s);
             if (!prefix.hasMarker()) revision = Math.max(revision, e.revision());
         }
         records++;
@@ -328,7 +326,7 @@ public final class Replayer implements TransactionGrouper.Sink {
         } else {
             set(s, e, e.createRevision(), e.version());
         }
-        listener.recordApplied(e, s);
+        listener.recordApplied(e.offset(), e.revision(), e.isDelete(), s);
     }
 
     private void set(KeyState s, WalEntry e, long createRevision, long version) {

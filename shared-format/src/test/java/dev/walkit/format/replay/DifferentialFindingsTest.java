@@ -55,7 +55,7 @@ class DifferentialFindingsTest {
         Path p = LogBuilder.write(dir, "wal", log);
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(p, ro.maxRecLen())) {
-            return Replay.run(f, ro, o, null, null).state();
+            return Replay.run(f, ro, o, null).state();
         }
     }
 
@@ -124,7 +124,7 @@ class DifferentialFindingsTest {
         // Accepted, the 39 intact records replay.
         ReaderOptions accept = ReaderOptions.defaults().withAcceptCrc(CrcRange.PAYLOAD_ONLY);
         try (WalFile f = WalFile.open(p, accept.maxRecLen())) {
-            Replayer s = Replay.run(f, accept, Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, accept, Replayer.Options.defaults(), null).state();
             assertEquals(39, s.keys().liveCount());
         }
     }

@@ -35,7 +35,7 @@ class ReplayVectorsTest {
         JsonNode want = new ObjectMapper().readTree(dir.resolve("expected.json").toFile());
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(dir.resolve("wal"), ro.maxRecLen())) {
-            Replay.Result r = Replay.run(f, ro, Replayer.Options.defaults(), null, null);
+            Replay.Result r = Replay.run(f, ro, Replayer.Options.defaults(), null);
             Replayer s = r.state();
             assertEquals(WalFormat.V2, r.format());
             assertEquals(want.get("revision").asLong(), s.revision(), "revision");
@@ -72,7 +72,7 @@ class ReplayVectorsTest {
         Path wal = Fixtures.path("vectors/small-crc-range-bug/wal");
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(wal, ro.maxRecLen())) {
-            Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null).state();
             assertEquals(1, s.damage().size());
             DamageSpan d = s.damage().get(0);
             assertEquals(DamageKind.CRC_RANGE_BUG, d.kind());
@@ -82,7 +82,7 @@ class ReplayVectorsTest {
             assertEquals(122, d.records());
             assertEquals(0, s.records());
 
-            Replayer ok = Replay.run(f, ro.withAcceptCrc(CrcRange.PAYLOAD_ONLY), Replayer.Options.defaults(), null, null).state();
+            Replayer ok = Replay.run(f, ro.withAcceptCrc(CrcRange.PAYLOAD_ONLY), Replayer.Options.defaults(), null).state();
             assertEquals(List.of(), ok.damage());
             assertEquals(122, ok.records());
             assertEquals(Map.of(), ok.findingCounts());

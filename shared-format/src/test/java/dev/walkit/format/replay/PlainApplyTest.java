@@ -1,4 +1,4 @@
-package dev.walkit.recover;
+package dev.walkit.format.replay;
 
 import dev.walkit.format.CrcRange;
 import dev.walkit.format.DamageKind;
@@ -7,13 +7,15 @@ import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.LogBuilder;
 import dev.walkit.format.DamageSpan;
+import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.RecordView;
+import dev.walkit.format.TransactionGrouper;
+import dev.walkit.format.WalEntry;
+import dev.walkit.format.WalFormat;
+import dev.walkit.format.WalReader;
 import dev.walkit.format.Transaction;
 import dev.walkit.format.WalFile;
-import dev.walkit.format.replay.KeyIndex;
-import dev.walkit.format.replay.KeyState;
-import dev.walkit.format.replay.Replay;
-import dev.walkit.format.replay.Replayer;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
 import dev.walkit.testdata.RuleBreak;
@@ -36,14 +38,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Replay of a v2 log in batches, where a plain record that is a transaction by itself and breaks no
- * rule is applied as it is (Replayer.applyPlain, what walrecover's replay takes), leaves exactly what
- * replay of WalEntries leaves: the state of every key ever seen, every damage and finding, the
- * counts, and the listener's account of each transaction kept or dropped, in order. For clean and
- * compacted logs, each broken rule and each damage kind at records from the first to the last, and
- * the options of point-in-time recovery.
+ * Replay, where a whole transaction of plain records that breaks no rule is applied straight from the reader's
+ * batch (Replayer.applyPlain), leaves exactly what replay of every record grouped as a WalEntry leaves (built here
+ * from the public parts: WalReader, TransactionGrouper, Replayer): the state of every key ever seen, every
+ * damage and finding, the counts, and the listener's account of each transaction kept or dropped and of each
+ * record read and applied, in order. For clean and compacted logs, each broken rule and each damage kind at
+ * records from the first to the last, and the options of point-in-time recovery.
  */
-class BatchReplayTest {
+class PlainApplyTest {
     private static final HexFormat HEX = HexFormat.of();
     static byte[] plain;
     static byte[] compacted;
@@ -68,9 +70,22 @@ class BatchReplayTest {
         int ordinary;
 
         @Override
+        public void read(long offset, long revision) {
+            events.add("read " + offset + " @" + revision);
+        }
+
+        @Override
+        public void recordApplied(long offset, long revision, boolean delete, KeyState state) {
+            events.add("applied " + offset + " @" + revision + (delete ? " delete " : " put ") + HEX.formatHex(state.key()));
+        }
+
+        @Override
         public void applied(Transaction txn, KeyIndex keys) {
-            if (!txn.entries().get(0).isSnapshot()) ordinary++;
-            events.add("kept " + txn.offset() + ".." + txn.end() + " of " + txn.entries().size());
+            if (!txn.isSnapshot()) ordinary++;
+            if (txn.plain()) plain++;
+            events.add("kept " + txn.offset() + ".." + txn.end() + " of " + txn.records() + " = " + txn.entries().stream()
+                    .map(e -> e.offset() + "@" + e.revision() + "/" + e.createRevision() + "/" + e.version() + " " + HEX.formatHex(e.key()))
+                    .toList());
         }
 
         @Override
@@ -81,18 +96,6 @@ class BatchReplayTest {
         @Override
         public void damage(DamageSpan span) {
             events.add("damage " + span);
-        }
-
-        @Override
-        public boolean takesPlain() {
-            return true;
-        }
-
-        @Override
-        public void appliedPlain(long offset, long length, int records) {
-            plain++;
-            ordinary++;
-            events.add("kept " + offset + ".." + (offset + length) + " of " + records);
         }
     }
 
@@ -119,17 +122,37 @@ class BatchReplayTest {
         Path wal = Files.write(dir.resolve("wal"), log);
         try (WalFile f = WalFile.open(wal, ro.maxRecLen())) {
             Account entries = new Account();
-            // A tap: every item is made a WalEntry and grouped, as before batches.
-            String byEntries = describe(Replay.run(f, ro, options, entries, it -> { }));
+            String byEntries = describe(byEntries(f, ro, options, entries));
             Account batches = new Account();
-            String byBatches = describe(Replay.run(f, ro, options, batches, null));
+            String byBatches = describe(Replay.run(f, ro, options, batches));
             assertEquals(byEntries, byBatches, "state and findings");
             assertEquals(entries.events, batches.events, "the listener's account");
             assertEquals(0, entries.plain);
             // Without a listener, as walrecover's full read-back and walmigrate replay.
-            assertEquals(byEntries, describe(Replay.run(f, ro, options, null, null)), "no listener");
+            assertEquals(byEntries, describe(Replay.run(f, ro, options, null)), "no listener");
             return batches;
         }
+    }
+
+    /** Replay of every record as a WalEntry through grouping: no transaction applied from a batch. */
+    private static Replay.Result byEntries(WalFile f, ReaderOptions ro, Replayer.Options options, Account listener) {
+        Replayer r = new Replayer(options, f::read, listener);
+        TransactionGrouper g = new TransactionGrouper(r);
+        long records = 0;
+        WalReader reader = new WalReader(f, ro.withLevel(ReaderOptions.Level.DECODE));
+        for (ReadResult x; (x = reader.next()) != null; ) {
+            if (x instanceof RecordView v) {
+                records++;
+                WalEntry e = WalEntry.of(v);
+                listener.read(e.offset(), e.revision());
+                g.accept(e);
+            } else {
+                g.accept((DamageSpan) x);
+            }
+        }
+        g.end();
+        r.end(f.size());
+        return new Replay.Result(f.path(), WalFormat.V2, f.size(), records, r);
     }
 
     private static DamageInjector recordsOf(byte[] log) {
@@ -181,12 +204,13 @@ class BatchReplayTest {
         assertEquals(List.of("kept 0.." + b.offset(1) + " of 1", "kept " + b.offset(1) + ".." + b.offset(2) + " of 1",
                 "kept " + b.offset(2) + ".." + b.offset(4) + " of 2", "kept " + b.offset(4) + ".." + b.offset(6) + " of 2",
                 "kept " + b.offset(6) + ".." + b.offset(8) + " of 2", "kept " + b.offset(8) + ".." + b.offset(25) + " of 17",
-                "kept " + b.offset(25) + ".." + b.bytes().length + " of 2"), a.events);
+                "kept " + b.offset(25) + ".." + b.bytes().length + " of 2"),
+                a.events.stream().filter(e -> e.startsWith("kept ")).map(e -> e.substring(0, e.indexOf(" = "))).toList());
         // The first transaction goes the way of WalEntries (nothing applied yet), then /b once, then revision 7.
         assertEquals(2, a.plain);
         Path wal = Files.write(dir.resolve("twice"), b.bytes());
         try (WalFile f = WalFile.open(wal, ReaderOptions.defaults().maxRecLen())) {
-            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state();
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
             assertEquals(List.of(DamageKind.VERSION_MISMATCH), s.findings().stream().map(Finding::kind).toList());
             assertEquals(b.offset(5), s.findings().get(0).offset(), "the second record of /b at revision 4");
             assertEquals(19, s.keys().liveCount());
@@ -198,7 +222,7 @@ class BatchReplayTest {
         Path wal = Files.write(dir.resolve("rev"), plain);
         long last;
         try (WalFile f = WalFile.open(wal, ReaderOptions.defaults().maxRecLen())) {
-            last = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null, null).state().revision();
+            last = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state().revision();
         }
         for (long r : new long[] {1, 2, last / 3, last / 2, last - 1, last}) {
             same(plain, ReaderOptions.defaults(), new Replayer.Options(false, r, false));

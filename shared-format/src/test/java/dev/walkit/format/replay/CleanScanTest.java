@@ -1,8 +1,9 @@
-package dev.walkit.verify;
+package dev.walkit.format.replay;
 
 
 import dev.walkit.format.KeyValue;
-import dev.walkit.format.replay.CleanScan;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.WalFile;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
 import dev.walkit.testdata.RuleBreak;
@@ -26,10 +27,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The semantic level's fast path (CleanScan), in one pass or two halves, reports exactly what a replay
- * by Replayer reports: for clean logs (where the fast path must hold) and for every damage kind and
- * every broken replay rule at the first record, around the middle and at the end (where it must end
- * and hand over to Replayer without a trace of its own).
+ * The light replay (CleanScan), in one pass or two halves, takes a log exactly when Replayer has nothing
+ * to report of it, and then leaves the same facts and state digest: for clean logs (where it must hold)
+ * and for every damage kind and every broken replay rule at the first record, around the middle and at the
+ * end (where it must stop and hand over to Replayer).
  */
 class CleanScanTest {
     static byte[] plain;
@@ -79,45 +80,59 @@ class CleanScanTest {
         return out.stream();
     }
 
-    private record Run(String report, VerifyReport r) {
+    /** What the light replay of {@code wal} found, in one pass ({@code minSplit} MAX) or two halves (0). */
+    private static CleanReplay light(WalFile f, long minSplit) throws Exception {
+        return CleanScan.scan(f, ReaderOptions.defaults(), CleanReplay.whole(), minSplit);
     }
 
-    private Run run(Path wal, long minSplit, boolean cleanPath) throws Exception {
-        List<String> streamed = new ArrayList<>();
-        VerifyReport r = Verifier.verify(wal, VerifyLevel.SEMANTIC, new Verifier.Listener() {
-            @Override
-            public void damage(dev.walkit.format.replay.DamageLocator.Located d) {
-                streamed.add("damage " + WalVerify.damageJson(new dev.walkit.cli.Json(), d));
-            }
-
-            @Override
-            public void finding(dev.walkit.format.Finding f) {
-                streamed.add("finding " + f);
-            }
-        }, minSplit, cleanPath);
-        return new Run(WalVerify.summaryJson(r, WalVerify.exitCode(r), true) + "\n" + String.join("\n", streamed), r);
+    /** The facts both replays give, in words. */
+    private static String facts(long records, long transactions, long revision, long compact, long live, long tombstones) {
+        return "records " + records + ", transactions " + transactions + ", revision " + revision + ", compact " + compact
+                + ", live " + live + ", tombstones " + tombstones;
     }
 
-    /** The three ways agree; returns the fast path's two runs (one pass, two halves). */
-    private List<VerifyReport> sameAsReplay(byte[] log) throws Exception {
+    /**
+     * The light replay, in one pass and in two halves, takes {@code log} exactly when {@link Replayer} has nothing to
+     * report of it, and then leaves the same facts; returns the two light replays (one pass, two halves).
+     */
+    private List<CleanReplay> sameAsReplay(byte[] log) throws Exception {
         Path wal = Files.write(dir.resolve("wal"), log);
-        Run replay = run(wal, Long.MAX_VALUE, false);
-        Run onePass = run(wal, Long.MAX_VALUE, true);
-        Run halves = run(wal, 0, true);
-        assertEquals(replay.report(), onePass.report(), "one pass");
-        assertEquals(replay.report(), halves.report(), "two halves");
-        assertFalse(replay.r().cleanPath);
-        return List.of(onePass.r(), halves.r());
+        ReaderOptions ro = ReaderOptions.defaults();
+        try (WalFile f = WalFile.open(wal, ro.maxRecLen())) {
+            Replay.Result res = Replay.run(f, ro, Replayer.Options.defaults(), null);
+            Replayer s = res.state();
+            boolean clean = s.damage().isEmpty() && s.findings().isEmpty();
+            String expected = facts(res.records(), s.transactions(), s.revision(), s.compactRevision(), s.keys().liveCount(),
+                    s.keys().tombstoneCount());
+            List<CleanReplay> out = new ArrayList<>();
+            for (long minSplit : new long[] {Long.MAX_VALUE, 0}) {
+                CleanReplay c = light(f, minSplit);
+                String way = minSplit == 0 ? "two halves" : "one pass";
+                if (clean) {
+                    assertNull(c.irregularity(), way);
+                    assertEquals(expected, facts(c.records(), c.transactions(), c.revision(), c.compactRevision(), c.liveCount(),
+                            c.tombstoneCount()), way);
+                    CleanReplay d = CleanScan.scan(f, ro, CleanReplay.forDigest(), minSplit);
+                    assertEquals(StateDigest.of(s.keys(), s.revision(), f::readFully), d.digest(f::readFully), way + ": digest");
+                } else {
+                    assertTrue(c.irregularity() != null, way + " must hand over: " + s.damage() + " " + s.findings());
+                }
+                out.add(c);
+            }
+            return out;
+        }
     }
 
     @Test
     void aCleanLogTakesTheFastPathAndReportsWhatReplayReports() throws Exception {
         for (byte[] log : new byte[][] {plain, compacted}) {
-            for (VerifyReport r : sameAsReplay(log)) {
-                assertTrue(r.cleanPath, r.cleanPathEnded);
-                assertNull(r.cleanPathEnded);
-                assertTrue(r.liveKeys() > 0);
+            List<CleanReplay> rs = sameAsReplay(log);
+            for (CleanReplay c : rs) {
+                assertNull(c.irregularity());
+                assertTrue(c.liveCount() > 0);
             }
+            assertFalse(rs.get(0).joined());
+            assertTrue(rs.get(1).joined(), "two halves joined");
         }
     }
 
@@ -131,8 +146,8 @@ class CleanScanTest {
     @ParameterizedTest(name = "{0} at record {1}")
     @MethodSource("damage")
     void damageReportsWhatReplayReports(DamageInjector.Kind kind, int record) throws Exception {
-        for (VerifyReport r : sameAsReplay(plainRecords.apply(kind, record, 7).log())) {
-            assertFalse(r.cleanPath, "damage ends the fast path");
+        for (CleanReplay c : sameAsReplay(plainRecords.apply(kind, record, 7).log())) {
+            assertTrue(c.irregularity() != null, "damage ends the fast path");
         }
     }
 
@@ -158,8 +173,8 @@ class CleanScanTest {
             if (firstAt.get(key) < m && onlyOnceInTheSecondHalf && !kv.isDelete() && kv.version() > 1) found = i;
         }
         assertTrue(found > 0, "the generator's log updates keys");
-        List<VerifyReport> rs = sameAsReplay(broken(plainRecords, found, RuleBreak.VERSION_PLUS_ONE));
-        assertEquals("version mismatch after the join", rs.get(1).cleanPathEnded, "m=" + m + " at " + plainRecords.offset(m) + " found=" + found + " at " + plainRecords.offset(found) + " size " + plain.length);
-        assertEquals(1, rs.get(1).findings.size());
+        List<CleanReplay> rs = sameAsReplay(broken(plainRecords, found, RuleBreak.VERSION_PLUS_ONE));
+        assertEquals("version mismatch after the join", rs.get(1).irregularity(), "m=" + m + " at " + plainRecords.offset(m)
+                + " found=" + found + " at " + plainRecords.offset(found) + " size " + plain.length);
     }
 }

@@ -1,13 +1,8 @@
-package dev.walkit.recover;
+package dev.walkit.format.replay;
 
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.WalFile;
-import dev.walkit.format.replay.CleanReplay;
-import dev.walkit.format.replay.CleanScan;
-import dev.walkit.format.replay.Replay;
-import dev.walkit.format.replay.Replayer;
-import dev.walkit.format.replay.StateDigest;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
 import org.junit.jupiter.api.Test;
@@ -29,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * compacted logs; on a log with a single-record rule break, in either half, it stops, as walverify's semantic
  * level does (an output that carries one does not verify: it is the same check).
  */
-class ReadBackTest {
+class LightDigestTest {
     @TempDir
     Path dir;
 
@@ -59,7 +54,7 @@ class ReadBackTest {
                 Path p = Files.write(dir.resolve("wal"), log);
                 ReaderOptions ro = ReaderOptions.defaults();
                 try (WalFile f = WalFile.open(p, ro.maxRecLen())) {
-                    Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null, null).state();
+                    Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), null).state();
                     String want = StateDigest.of(s.keys(), s.revision(), f::readFully);
                     for (long minSplit : new long[] {Long.MAX_VALUE, 0}) {
                         CleanReplay light = CleanScan.scan(f, ro, CleanReplay.forDigest(), minSplit);
