@@ -1,7 +1,6 @@
 package dev.walkit.recover;
 
 import dev.walkit.cli.Timing;
-import dev.walkit.format.Assessment;
 import dev.walkit.format.Background;
 import dev.walkit.format.CrcRange;
 import dev.walkit.format.DamageKind;
@@ -21,7 +20,6 @@ import dev.walkit.format.WalWriter;
 import dev.walkit.format.replay.KeyIndex;
 import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.LeaseMetadata;
-import dev.walkit.format.replay.RecoveryPolicy;
 import dev.walkit.format.replay.Replay;
 import dev.walkit.format.replay.Replayer;
 import dev.walkit.format.replay.StateDigest;
@@ -104,7 +102,7 @@ public final class Recovery {
                     }
                 }
                 Plan plan = new Plan(r, history);
-                Replayer.Options opts = new Replayer.Options(false, o.toRevision(), o.policy() == RecoveryPolicy.POINT_IN_TIME);
+                Replayer.Options opts = o.policy().replayOptions(o.toRevision());
                 Timing.mark("start");
                 Replay.Result res = Replay.run(in, sniffed, ro, opts, plan);
                 Timing.mark("replay+write");
@@ -227,28 +225,7 @@ public final class Recovery {
                     + d.crcRange().label() + " range; the data is intact. Rerun with --accept-crc " + d.crcRange().label()
                     + " (without it they would be dropped and the store would lose them)";
         }
-        boolean anyDamage = !s.damage().isEmpty() || s.findingCounts().containsKey(DamageKind.INCOMPLETE_TRANSACTION);
-        switch (o.policy()) {
-            case ABSOLUTE -> {
-                if (anyDamage || !s.findingCounts().isEmpty()) {
-                    return "policy absolute: " + s.damage().size() + " damaged span(s) and " + s.findings().size()
-                            + " finding(s); nothing written";
-                }
-            }
-            case TOLERATE_TAIL -> {
-                long tail = Assessment.of(s.damage(), s.findings(), r.inputBytes).tailStart();
-                for (DamageSpan d : s.damage()) {
-                    if (d.offset() < tail) return "policy tolerate-tail: " + d.kind().label() + " at offset " + d.offset() + " is not at the tail; nothing written";
-                }
-                for (Finding f : s.findings()) {
-                    if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION && f.offset() < tail) {
-                        return "policy tolerate-tail: an incomplete transaction at offset " + f.offset() + " is not at the tail; nothing written";
-                    }
-                }
-            }
-            default -> { }
-        }
-        return null;
+        return o.policy().refusal(s, r.inputBytes);
     }
 
     /** Collects the report while replay runs, and writes kept transactions when a writer is given. */

@@ -1,7 +1,7 @@
 package dev.walkit.recover;
 
 import dev.walkit.format.CrcRange;
-import dev.walkit.format.replay.RecoveryPolicy;
+import dev.walkit.format.policy.RecoveryPolicy;
 
 import java.nio.file.Path;
 

@@ -10,7 +10,7 @@ import dev.walkit.cli.WriteOut;
 import dev.walkit.format.CrcRange;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
-import dev.walkit.format.replay.RecoveryPolicy;
+import dev.walkit.format.policy.RecoveryPolicy;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
