@@ -2,11 +2,9 @@ package dev.walkit.doctor;
 
 import dev.walkit.cli.Cli;
 import dev.walkit.cli.ExitCode;
-import dev.walkit.cli.Json;
 import dev.walkit.cli.OutputFormat;
 import dev.walkit.cli.VersionProvider;
 import dev.walkit.cli.WriteOut;
-import dev.walkit.format.KeyValue;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.TerminalBuilder;
 import picocli.CommandLine;
@@ -25,7 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -108,12 +105,8 @@ public final class WalDoctor implements Callable<Integer> {
             if (writeOut.check("waldoctor diagnose", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
             OutputFormat format = writeOut.format();
             return withIndex(path, err, format == OutputFormat.SIMPLE, x -> {
-                Diagnosis d = new Diagnosis(x);
-                switch (format) {
-                    case JSON -> out.println(d.json());
-                    case TABLE -> d.table(out);
-                    default -> d.human(out);
-                }
+                Diagnosis d = Diagnosis.of(x);
+                DiagnosisPrinter.of(format).print(out, d);
                 out.flush();
                 return d.exitCode().code();
             });

@@ -74,7 +74,7 @@ public final class Recovery {
         Path target = outDir == null ? null : outDir.resolve(Wal.WAL_FILE);
         if (!o.dryRun()) checkTarget(input, outDir, target, o.force());
 
-        RecoveryReport r = new RecoveryReport();
+        RecoveryReport.Draft r = new RecoveryReport.Draft();
         r.options = o;
         r.input = input;
         ReaderOptions ro = ReaderOptions.defaults().withAcceptCrc(o.acceptCrc());
@@ -114,13 +114,13 @@ public final class Recovery {
                 if (refusal != null) {
                     r.refused = refusal;
                     if (history != null) history.abandon();
-                    return r;
+                    return r.done();
                 }
                 if (s.compactRevision() > 0 && o.toRevision() < s.compactRevision()) {
                     r.refused = "--to-revision " + o.toRevision() + " is below the compact revision " + s.compactRevision()
                             + ": history before it is gone (compacted)";
                     if (history != null) history.abandon();
-                    return r;
+                    return r.done();
                 }
                 r.finalRevision = s.revision();
                 r.compactRevision = s.compactRevision();
@@ -134,7 +134,7 @@ public final class Recovery {
                 }
                 if (o.dryRun()) {
                     r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readFully);
-                    return r;
+                    return r.done();
                 }
                 if (history != null && keptBreak != null) {
                     // The kept records would carry the rule break into the output as they stand: the snapshot form.
@@ -177,7 +177,7 @@ public final class Recovery {
                 AtomicOutput.publish(temp, target);
                 Timing.mark("published");
                 r.output = target;
-                return r;
+                return r.done();
             } finally {
                 try {
                     if (history != null) history.abandon();
@@ -217,7 +217,7 @@ public final class Recovery {
     }
 
     /** The policy's verdict on what replay found, or null to go on. */
-    private static String decide(RecoveryOptions o, RecoveryReport r, Replayer s) {
+    private static String decide(RecoveryOptions o, RecoveryReport.Draft r, Replayer s) {
         boolean crcBug = s.damage().stream().anyMatch(d -> d.kind() == DamageKind.CRC_RANGE_BUG);
         if (crcBug) {
             DamageSpan d = s.damage().stream().filter(x -> x.kind() == DamageKind.CRC_RANGE_BUG).findFirst().orElseThrow();
@@ -230,12 +230,12 @@ public final class Recovery {
 
     /** Collects the report while replay runs, and writes kept transactions when a writer is given. */
     private static final class Plan implements Replayer.Listener {
-        final RecoveryReport r;
+        final RecoveryReport.Draft r;
         final HistoryWriter history;
         final Map<String, RecoveryReport.Loss> loss = new LinkedHashMap<>();
         final List<Transaction> droppedTxns = new ArrayList<>();
 
-        Plan(RecoveryReport r, HistoryWriter history) {
+        Plan(RecoveryReport.Draft r, HistoryWriter history) {
             this.r = r;
             this.history = history;
         }

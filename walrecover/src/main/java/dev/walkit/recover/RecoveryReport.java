@@ -9,8 +9,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** What a recovery did, or why it refused: everything the report prints. */
-public final class RecoveryReport {
+/**
+ * What a recovery did, or why it refused, as a value: everything the report prints.
+ *
+ * @param refused   why nothing was written, or null
+ * @param form      the output's form: history or snapshot
+ * @param formWhy   why the snapshot form was written where the history form was asked for, or null
+ */
+public record RecoveryReport(RecoveryOptions options, Path input, WalFormat format, long inputBytes, long inputRecords,
+                             long keptTransactions, long keptRecords, long droppedTransactions, List<Dropped> dropped,
+                             List<DamageSpan> damage, List<Finding> findings, List<Loss> loss, long finalRevision,
+                             long compactRevision, long liveKeys, LeaseMetadata leases, String stateDigest, Path output,
+                             long outputBytes, String outputSha256, String refused, String form, String formWhy) {
     /** A transaction left out, with where it was and why. */
     public record Dropped(long offset, long revision, int records, String why) {
     }
@@ -21,121 +31,43 @@ public final class RecoveryReport {
 
     public static final int MAX_LISTED = 10_000;
 
-    RecoveryOptions options;
-    Path input;
-    WalFormat format;
-    long inputBytes;
-    long inputRecords;
-    long keptTransactions;
-    long keptRecords;
-    long droppedTransactions;
-    final List<Dropped> dropped = new ArrayList<>();
-    final List<DamageSpan> damage = new ArrayList<>();
-    final List<Finding> findings = new ArrayList<>();
-    final List<Loss> loss = new ArrayList<>();
-    long finalRevision;
-    long compactRevision;
-    long liveKeys;
-    LeaseMetadata leases;
-    String stateDigest;
-    Path output;
-    long outputBytes;
-    String outputSha256;
-    String refused;
-    /** The output's form: history or snapshot. */
-    String form;
-    /** Why the snapshot form was written where the history form was asked for, or null. */
-    String formWhy;
-
-    public String form() {
-        return form;
+    public RecoveryReport {
+        dropped = List.copyOf(dropped);
+        damage = List.copyOf(damage);
+        findings = List.copyOf(findings);
+        loss = List.copyOf(loss);
     }
 
-    public String formWhy() {
-        return formWhy;
-    }
+    /** The report as a recovery finds it out, step by step; {@link #done()} makes the value. */
+    static final class Draft {
+        RecoveryOptions options;
+        Path input;
+        WalFormat format;
+        long inputBytes;
+        long inputRecords;
+        long keptTransactions;
+        long keptRecords;
+        long droppedTransactions;
+        final List<Dropped> dropped = new ArrayList<>();
+        final List<DamageSpan> damage = new ArrayList<>();
+        final List<Finding> findings = new ArrayList<>();
+        final List<Loss> loss = new ArrayList<>();
+        long finalRevision;
+        long compactRevision;
+        long liveKeys;
+        LeaseMetadata leases;
+        String stateDigest;
+        Path output;
+        long outputBytes;
+        String outputSha256;
+        String refused;
+        String form;
+        String formWhy;
 
-    public String refused() {
-        return refused;
-    }
-
-    public long keptTransactions() {
-        return keptTransactions;
-    }
-
-    public long droppedTransactions() {
-        return droppedTransactions;
-    }
-
-    public List<Dropped> dropped() {
-        return dropped;
-    }
-
-    public List<DamageSpan> damage() {
-        return damage;
-    }
-
-    public List<Finding> findings() {
-        return findings;
-    }
-
-    public List<Loss> loss() {
-        return loss;
-    }
-
-    public long finalRevision() {
-        return finalRevision;
-    }
-
-    public long compactRevision() {
-        return compactRevision;
-    }
-
-    public long liveKeys() {
-        return liveKeys;
-    }
-
-    public LeaseMetadata leases() {
-        return leases;
-    }
-
-    public String stateDigest() {
-        return stateDigest;
-    }
-
-    public Path output() {
-        return output;
-    }
-
-    public String outputSha256() {
-        return outputSha256;
-    }
-
-    public WalFormat format() {
-        return format;
-    }
-
-    public RecoveryOptions options() {
-        return options;
-    }
-
-    public long inputBytes() {
-        return inputBytes;
-    }
-
-    public long inputRecords() {
-        return inputRecords;
-    }
-
-    public long keptRecords() {
-        return keptRecords;
-    }
-
-    public long outputBytes() {
-        return outputBytes;
-    }
-
-    public Path input() {
-        return input;
+        RecoveryReport done() {
+            return new RecoveryReport(options, input, format, inputBytes, inputRecords, keptTransactions, keptRecords,
+                    droppedTransactions, dropped, damage, findings, loss, finalRevision, compactRevision, liveKeys, leases,
+                    stateDigest, output, outputBytes, outputSha256, refused, form, formWhy);
+        }
     }
 }

@@ -371,10 +371,10 @@ class WalRecoverTest {
         Run r = run("--dry-run", "--policy", "point-in-time", "--to-revision", "1", input.toString());
         assertEquals(0, r.exit(), r.err());
         List<String> lines = r.out().lines().filter(l -> l.startsWith("  dropped transaction at")).toList();
-        assertEquals(WalRecover.HUMAN_DROPPED, lines.size(), r.out());
+        assertEquals(SimplePrinter.HUMAN_DROPPED, lines.size(), r.out());
         long dropped = transactions.size() - 1;
         assertTrue(r.out().contains("; dropped " + String.format("%,d", dropped) + "\n"), r.out());
-        assertTrue(r.out().contains("  … and " + String.format("%,d", dropped - WalRecover.HUMAN_DROPPED)
+        assertTrue(r.out().contains("  … and " + String.format("%,d", dropped - SimplePrinter.HUMAN_DROPPED)
                 + " more dropped transaction(s) (the JSON report, -w json or --report FILE, lists the first 10,000)\n"), r.out());
         Run json = run("--dry-run", "--policy", "point-in-time", "--to-revision", "1", "-w", "json", input.toString());
         assertTrue(json.out().contains("\"dropped_transactions\":" + dropped), json.out().substring(0, Math.min(400, json.out().length())));

@@ -19,6 +19,8 @@ import dev.walkit.format.replay.Replayer;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The verification engine behind {@code walverify}: one streaming pass at the chosen level. Opens the
@@ -46,7 +48,7 @@ public final class Verifier {
         Listener l = listener == null ? new Listener() { } : listener;
         Path walPath = Wal.resolve(input);
         ReaderOptions ro = level == VerifyLevel.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
-        VerifyReport r = new VerifyReport();
+        Facts r = new Facts();
         r.path = walPath;
         r.level = level;
         r.leftoverCompaction = Wal.leftoverCompaction(walPath);
@@ -87,10 +89,37 @@ public final class Verifier {
             // Reported, not damage: wal stays authoritative (§6).
             l.finding(new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, r.leftoverCompaction + " exists: a compaction did not finish"));
         }
-        return r;
+        return r.report();
     }
 
-    private static void frames(WalFile file, ReaderOptions ro, VerifyReport r, Locator loc, long minSplit) throws IOException {
+    /** The report as the pass finds it, made a {@link VerifyReport} at the end. */
+    private static final class Facts {
+        SplitScan.Outcome scan = SplitScan.Outcome.ONE_THREAD;
+        Path path;
+        WalFormat format;
+        VerifyLevel level;
+        long bytes;
+        long records;
+        long transactions;
+        long firstRevision = -1;
+        long lastRevision = -1;
+        long compactRevision = -1;
+        long liveKeys = -1;
+        boolean cleanPath;
+        String cleanPathEnded;
+        long tombstones = -1;
+        final List<DamageLocator.Located> damage = new ArrayList<>();
+        final List<Finding> findings = new ArrayList<>();
+        Path leftoverCompaction;
+        long grewTo = -1;
+
+        VerifyReport report() {
+            return new VerifyReport(path, format, level, bytes, records, transactions, firstRevision, lastRevision,
+                    compactRevision, liveKeys, tombstones, damage, findings, leftoverCompaction, grewTo, cleanPath, cleanPathEnded, scan);
+        }
+    }
+
+    private static void frames(WalFile file, ReaderOptions ro, Facts r, Locator loc, long minSplit) throws IOException {
         r.scan = SplitScan.scan(file, ro, new SplitScan.Sink() {
             @Override
             public void records(long count, long transactions, long firstRevision, long lastRevision, long maxRevision) {
@@ -106,7 +135,7 @@ public final class Verifier {
     }
 
     /** A log the fast path found clean: its facts, no findings. */
-    private static void clean(CleanReplay c, VerifyReport r, Locator loc) {
+    private static void clean(CleanReplay c, Facts r, Locator loc) {
         loc.records(c.records(), c.firstRecordRevision(), c.lastRecordRevision(), c.maxRecordRevision());
         r.transactions = c.transactions();
         r.compactRevision = c.compactRevision() > 0 ? c.compactRevision() : -1;
@@ -114,7 +143,7 @@ public final class Verifier {
         r.tombstones = c.tombstoneCount();
     }
 
-    private static void semantic(WalFile file, WalFormat format, ReaderOptions ro, VerifyReport r, Locator loc, Listener l) throws IOException {
+    private static void semantic(WalFile file, WalFormat format, ReaderOptions ro, Facts r, Locator loc, Listener l) throws IOException {
         Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), new Replayer.Listener() {
             @Override
             public void read(long offset, long revision) {
@@ -139,10 +168,10 @@ public final class Verifier {
 
     /** Feeds the report from a {@link DamageLocator}. */
     private static final class Locator {
-        private final VerifyReport r;
+        private final Facts r;
         private final DamageLocator loc;
 
-        Locator(VerifyReport r, Listener l) {
+        Locator(Facts r, Listener l) {
             this.r = r;
             this.loc = new DamageLocator(x -> {
                 r.damage.add(x);

@@ -6,99 +6,33 @@ import dev.walkit.format.WalFormat;
 import dev.walkit.format.replay.DamageLocator;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
-/** What one verification found: the facts of the log, its damage and findings, and the verdict. */
-public final class VerifyReport {
-    /** How the frame/decode scan used the threads (not part of the report: its contents do not depend on it). */
-    SplitScan.Outcome scan = SplitScan.Outcome.ONE_THREAD;
+/**
+ * What one verification found, as a value: the facts of the log, its damage and findings, and (derived) the
+ * verdict. Printed by one {@link VerifyPrinter} per {@code -w} format.
+ *
+ * @param firstRevision      the first revision read, -1 when none
+ * @param lastRevision       the last revision read, -1 when none
+ * @param compactRevision    the snapshot marker's revision, -1 when none
+ * @param liveKeys           semantic level: live keys after replay; -1 below it
+ * @param tombstones         semantic level: keys deleted; -1 below it
+ * @param leftoverCompaction a compaction's leftover file beside the log, or null
+ * @param grewTo             the file's size after the read when it had grown meanwhile (a running store
+ *                           appending), else -1: only the first {@code bytes} were verified, and a torn tail
+ *                           there may be a write in progress rather than damage
+ * @param cleanPath          semantic level: the light replay took the log (found it clean), no full replay
+ * @param cleanPathEnded     what ended the light replay when it was tried and ended, else null
+ * @param scan               how the frame/decode scan used the threads (its contents do not depend on it)
+ */
+public record VerifyReport(Path path, WalFormat format, VerifyLevel level, long bytes, long records, long transactions,
+                           long firstRevision, long lastRevision, long compactRevision, long liveKeys, long tombstones,
+                           List<DamageLocator.Located> damage, List<Finding> findings, Path leftoverCompaction, long grewTo,
+                           boolean cleanPath, String cleanPathEnded, SplitScan.Outcome scan) {
 
-
-    Path path;
-    WalFormat format;
-    VerifyLevel level;
-    long bytes;
-    long records;
-    long transactions;
-    long firstRevision = -1;
-    long lastRevision = -1;
-    long compactRevision = -1;
-    long liveKeys = -1;
-    /** Semantic level: the log was found clean by the fast path ({@link dev.walkit.format.replay.CleanScan}), not replayed by {@code Replayer}. */
-    boolean cleanPath;
-    /** What ended the fast path, when it was tried and ended. */
-    String cleanPathEnded;
-    long tombstones = -1;
-    final List<DamageLocator.Located> damage = new ArrayList<>();
-    final List<Finding> findings = new ArrayList<>();
-    Path leftoverCompaction;
-    /** The file's size after the read when it had grown meanwhile (a running store appending), else -1. */
-    long grewTo = -1;
-
-    public Path path() {
-        return path;
-    }
-
-    public WalFormat format() {
-        return format;
-    }
-
-    public VerifyLevel level() {
-        return level;
-    }
-
-    public long bytes() {
-        return bytes;
-    }
-
-    public long records() {
-        return records;
-    }
-
-    public long transactions() {
-        return transactions;
-    }
-
-    public long firstRevision() {
-        return firstRevision;
-    }
-
-    public long lastRevision() {
-        return lastRevision;
-    }
-
-    public long compactRevision() {
-        return compactRevision;
-    }
-
-    public long liveKeys() {
-        return liveKeys;
-    }
-
-    public long tombstones() {
-        return tombstones;
-    }
-
-    public List<DamageLocator.Located> damage() {
-        return damage;
-    }
-
-    public List<Finding> findings() {
-        return findings;
-    }
-
-    /**
-     * The file's size once the read was done, when larger than {@link #bytes()}: a store was appending while
-     * it was read. Only the first {@link #bytes()} were verified, and a torn tail there may be a write in
-     * progress rather than damage. -1 when the size did not change.
-     */
-    public long grewTo() {
-        return grewTo;
-    }
-
-    public Path leftoverCompaction() {
-        return leftoverCompaction;
+    public VerifyReport {
+        damage = List.copyOf(damage);
+        findings = List.copyOf(findings);
     }
 
     /** What the damage and findings amount to ({@link Assessment}: the one definition of "torn tail only"). */

@@ -4,12 +4,9 @@ import dev.walkit.cli.Cli;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.Json;
 import dev.walkit.cli.OutputFormat;
-import dev.walkit.cli.Table;
 import dev.walkit.cli.VersionProvider;
 import dev.walkit.cli.WriteOut;
-import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
-import dev.walkit.format.Meaning;
 import dev.walkit.format.replay.DamageLocator;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -99,13 +96,13 @@ public final class WalVerify implements Callable<Integer> {
         Verifier.Listener streaming = !jsonl || quiet ? null : new Verifier.Listener() {
             @Override
             public void damage(DamageLocator.Located d) {
-                out.println(damageJson(new Json(), d).toString());
+                out.println(JsonPrinter.damage(new Json(), d).toString());
                 out.flush();
             }
 
             @Override
             public void finding(Finding f) {
-                out.println(findingJson(new Json(), f).toString());
+                out.println(JsonPrinter.finding(new Json(), f).toString());
                 out.flush();
             }
         };
@@ -121,112 +118,13 @@ public final class WalVerify implements Callable<Integer> {
         }
         ExitCode code = exitCode(r);
         if (quiet) return code.code();
-        if (jsonl) out.println(summaryJson(r, code, false));
-        else if (format == OutputFormat.JSON) out.println(summaryJson(r, code, true));
-        else if (format == OutputFormat.TABLE) table(out, r, code);
-        else human(out, r, code);
+        if (jsonl) out.println(JsonPrinter.summary(r, code, false));
+        else VerifyPrinter.of(format).print(out, r, code);
         out.flush();
         return code.code();
     }
 
     static ExitCode exitCode(VerifyReport r) {
         return r.healthy() ? ExitCode.OK : r.tailOnly() ? ExitCode.TAIL_ONLY : ExitCode.DAMAGE;
-    }
-
-    static Json damageJson(Json j, DamageLocator.Located d) {
-        DamageSpan s = d.span();
-        j.beginObject().field("type", "damage").field("offset", s.offset()).field("length", s.length()).field("kind", s.kind().label());
-        j.field("detail", s.detail());
-        if (s.storedCrc() >= 0) j.field("stored_crc", String.format("%08x", s.storedCrc())).field("computed_crc", String.format("%08x", s.computedCrc()));
-        if (s.crcRange() != null) j.field("crc_range", s.crcRange().label()).field("records", s.records()).field("data_intact", true);
-        j.fieldOrNull("revision_before", d.revisionBefore()).fieldOrNull("revision_after", d.revisionAfter());
-        return j.field("meaning", Meaning.of(s.kind())).endObject();
-    }
-
-    static Json findingJson(Json j, Finding f) {
-        return j.beginObject().field("type", "finding").field("kind", f.kind().label()).field("offset", f.offset()).field("length", f.length())
-                .fieldOrNull("revision", f.revision()).field("records_dropped", f.records()).field("detail", f.detail())
-                .field("meaning", Meaning.of(f.kind())).endObject();
-    }
-
-    static String summaryJson(VerifyReport r, ExitCode code, boolean withLists) {
-        Json j = new Json().beginObject().field("schema", SCHEMA);
-        if (!withLists) j.field("type", "summary");
-        j.field("path", r.path().toString()).field("format", r.format().label()).field("level", r.level().name().toLowerCase(java.util.Locale.ROOT))
-                .field("bytes", r.bytes()).field("records", r.records()).field("transactions", r.transactions())
-                .fieldOrNull("first_revision", r.firstRevision()).fieldOrNull("last_revision", r.lastRevision())
-                .fieldOrNull("compact_revision", r.compactRevision()).fieldOrNull("live_keys", r.liveKeys())
-                .fieldOrNull("tombstones", r.tombstones());
-        j.name("leftover_compaction").value(r.leftoverCompaction() == null ? null : r.leftoverCompaction().toString());
-        j.fieldOrNull("grew_to", r.grewTo());
-        if (withLists) {
-            j.name("damage").beginArray();
-            for (DamageLocator.Located d : r.damage()) damageJson(j, d);
-            j.endArray();
-            j.name("findings").beginArray();
-            for (Finding f : r.findings()) findingJson(j, f);
-            j.endArray();
-        } else {
-            j.field("damage_count", r.damage().size()).field("finding_count", r.findings().size());
-        }
-        return j.field("verdict", r.verdict()).field("exit_code", code.code()).endObject().toString();
-    }
-
-    /** The note for a file that grew while it was read. */
-    static String grewNote(VerifyReport r) {
-        return String.format("  note: the file grew to %,d bytes while it was read (is the store running?): only the first %,d bytes were "
-                + "verified, and a torn tail at their end may be a write in progress, not damage", r.grewTo(), r.bytes());
-    }
-
-    private static void human(PrintWriter out, VerifyReport r, ExitCode code) {
-        out.printf("%s: WAL format %s, %,d bytes, level %s%n", r.path(), r.format().label(), r.bytes(), r.level().name().toLowerCase(java.util.Locale.ROOT));
-        out.printf("  records %,d, transactions %,d, revisions %s..%s%s%n", r.records(), r.transactions(), rev(r.firstRevision()),
-                rev(r.lastRevision()), r.compactRevision() >= 0 ? ", compact revision " + r.compactRevision() : "");
-        if (r.liveKeys() >= 0) out.printf("  live keys %,d, tombstones %,d%n", r.liveKeys(), r.tombstones());
-        if (r.leftoverCompaction() != null) out.printf("  note: leftover compaction %s: %s%n", r.leftoverCompaction(), Meaning.of(dev.walkit.format.DamageKind.LEFTOVER_COMPACTION));
-        if (r.grewTo() >= 0) out.println(grewNote(r));
-        for (DamageLocator.Located d : r.damage()) {
-            DamageSpan s = d.span();
-            out.printf("  %s at offset %,d, %,d bytes (between revisions %s and %s): %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
-                    rev(d.revisionBefore()), rev(d.revisionAfter()), s.describe(), Meaning.of(s.kind()));
-        }
-        for (Finding f : r.findings()) {
-            out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", f.kind().label(), f.offset(), rev(f.revision()), f.detail(), Meaning.of(f.kind()));
-        }
-        String verdict = switch (code) {
-            case OK -> "healthy";
-            case TAIL_ONLY -> "torn tail only: `walrecover --policy tolerate-tail --out DIR " + r.path() + "` repairs it";
-            default -> "DAMAGED: see the findings above; `walverify --level semantic " + r.path() + "` adds the replay rules";
-        };
-        out.printf("verdict: %s (exit %d)%n", verdict, code.code());
-    }
-
-    /** -w table: the facts, then the damage and the findings, each a table; the verdict line last. */
-    private static void table(PrintWriter out, VerifyReport r, ExitCode code) {
-        Table facts = new Table("field", "value").row("path", r.path()).row("format", r.format().label())
-                .row("level", r.level().name().toLowerCase(java.util.Locale.ROOT)).row("bytes", r.bytes()).row("records", r.records())
-                .row("transactions", r.transactions()).row("first revision", opt(r.firstRevision())).row("last revision", opt(r.lastRevision()))
-                .row("compact revision", opt(r.compactRevision())).row("live keys", opt(r.liveKeys())).row("tombstones", opt(r.tombstones()));
-        if (r.leftoverCompaction() != null) facts.row("leftover compaction", r.leftoverCompaction());
-        if (r.grewTo() >= 0) facts.row("grew while read to", r.grewTo());
-        facts.print(out);
-        Table damage = new Table("kind", "offset", "length", "rev before", "rev after", "detail");
-        for (DamageLocator.Located d : r.damage()) {
-            DamageSpan s = d.span();
-            damage.row(s.kind().label(), s.offset(), s.length(), opt(d.revisionBefore()), opt(d.revisionAfter()), s.describe());
-        }
-        if (!damage.isEmpty()) damage.print(out);
-        Table findings = new Table("finding", "offset", "revision", "detail");
-        for (Finding f : r.findings()) findings.row(f.kind().label(), f.offset(), opt(f.revision()), f.detail());
-        if (!findings.isEmpty()) findings.print(out);
-        out.printf("verdict: %s (exit %d)%n", r.verdict(), code.code());
-    }
-
-    private static Long opt(long v) {
-        return v < 0 ? null : v;
-    }
-
-    private static String rev(long r) {
-        return r < 0 ? "-" : Long.toString(r);
     }
 }

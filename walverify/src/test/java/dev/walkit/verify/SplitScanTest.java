@@ -56,11 +56,11 @@ class SplitScanTest {
         VerifyReport r = Verifier.verify(wal, level, new Verifier.Listener() {
             @Override
             public void damage(dev.walkit.format.replay.DamageLocator.Located d) {
-                streamed.add(WalVerify.damageJson(new dev.walkit.cli.Json(), d).toString());
+                streamed.add(JsonPrinter.damage(new dev.walkit.cli.Json(), d).toString());
             }
         }, minSplit);
-        how.add(r.scan);
-        return WalVerify.summaryJson(r, WalVerify.exitCode(r), true) + "\n" + String.join("\n", streamed);
+        how.add(r.scan());
+        return JsonPrinter.summary(r, WalVerify.exitCode(r), true) + "\n" + String.join("\n", streamed);
     }
 
     @ParameterizedTest(name = "{0} at record {1}, {2}")

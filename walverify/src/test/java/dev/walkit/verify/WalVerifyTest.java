@@ -188,13 +188,13 @@ class WalVerifyTest {
         assertEquals("torn-tail", r.damage().get(0).span().kind().label(), "what was read is still reported as read");
         assertEquals("  note: the file grew to " + String.format("%,d", clean.length) + " bytes while it was read (is the store running?): only the first "
                 + String.format("%,d", torn.log().length) + " bytes were verified, and a torn tail at their end may be a write in progress, not damage",
-                WalVerify.grewNote(r));
-        assertTrue(WalVerify.summaryJson(r, ExitCode.TAIL_ONLY, true).contains("\"grew_to\":" + clean.length), "JSON names the new size");
+                SimplePrinter.grewNote(r));
+        assertTrue(JsonPrinter.summary(r, ExitCode.TAIL_ONLY, true).contains("\"grew_to\":" + clean.length), "JSON names the new size");
         // A file that did not change has none.
         Path still = Files.write(dir.resolve("still.wal"), torn.log());
         VerifyReport s = Verifier.verify(still, VerifyLevel.DECODE, null);
         assertEquals(-1, s.grewTo());
-        assertTrue(WalVerify.summaryJson(s, ExitCode.TAIL_ONLY, true).contains("\"grew_to\":null"));
+        assertTrue(JsonPrinter.summary(s, ExitCode.TAIL_ONLY, true).contains("\"grew_to\":null"));
     }
 
     @Test

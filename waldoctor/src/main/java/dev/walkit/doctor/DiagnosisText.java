@@ -1,0 +1,55 @@
+package dev.walkit.doctor;
+
+import dev.walkit.cli.ExitCode;
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.Finding;
+import dev.walkit.format.Meaning;
+import dev.walkit.format.replay.DamageLocator;
+
+import java.io.PrintWriter;
+
+import static dev.walkit.doctor.DiagnosisPrinter.rev;
+
+/** {@code -w simple}: the report in sections, ending with the next command(s) and the verdict. */
+final class DiagnosisText implements DiagnosisPrinter {
+    @Override
+    public void print(PrintWriter out, Diagnosis d) {
+        Diagnosis.Facts f = d.facts();
+        out.printf("== what this log is%n");
+        out.printf("  %s: WAL format %s, %,d bytes, %,d valid records, %,d transactions applied%n", f.path(), f.format(), f.bytes(),
+                f.records(), f.transactions());
+        out.printf("  revisions %s..%d, compact revision %d; %,d live keys, %,d tombstones, %,d leases (next lease ID %d)%n",
+                rev(f.firstRevision()), f.revision(), f.compactRevision(), f.liveKeys(), f.tombstones(), f.leases(), f.nextLeaseId());
+        out.printf("  writes by tenth of the revision range: %s%n", d.writesPerTenth());
+        out.printf("== key space by resource%n");
+        out.printf("  %-32s %10s %12s %10s%n", "resource", "live keys", "live bytes", "writes");
+        for (Diagnosis.Resource r : d.resources()) out.printf("  %-32s %,10d %,12d %,10d%n", r.name(), r.liveKeys(), r.liveBytes(), r.writes());
+        out.printf("== largest values%n");
+        for (Diagnosis.Largest l : d.largest()) out.printf("  %,10d B  %s%n", l.bytes(), l.key());
+        out.printf("== findings%n");
+        if (d.damage().isEmpty() && d.findings().isEmpty()) out.printf("  none: the log is healthy%n");
+        for (DamageLocator.Located l : d.damage()) {
+            DamageSpan s = l.span();
+            long lost = l.revisionBefore() >= 0 && l.revisionAfter() >= 0 ? Math.max(0, l.revisionAfter() - l.revisionBefore() - 1) : -1;
+            out.printf("  %s at offset %,d, %,d bytes, between revisions %s and %s%s%n    %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
+                    rev(l.revisionBefore()), rev(l.revisionAfter()), lost > 0 ? " (" + lost + " revision(s) missing)" : "", s.describe(),
+                    Meaning.of(s.kind()));
+        }
+        for (Finding x : d.findings()) {
+            out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", x.kind().label(), x.offset(), rev(x.revision()), x.detail(), Meaning.of(x.kind()));
+        }
+        if (!d.dropped().isEmpty()) {
+            out.printf("== what it costs%n  %d transaction(s) dropped; keys whose latest state is uncertain:%n", d.dropped().size());
+            d.uncertainKeys().stream().limit(50).forEach(k -> out.printf("    %s%n", k));
+            if (d.uncertainKeys().size() > 50) out.printf("    … %d more%n", d.uncertainKeys().size() - 50);
+        }
+        if (!d.signatures().isEmpty()) {
+            out.printf("== known signatures%n");
+            for (Diagnosis.Signature g : d.signatures()) out.printf("  %s: %s%n", g.name(), g.explanation());
+        }
+        out.printf("== next%n");
+        for (String n : d.next()) out.printf("  %s%n", n);
+        ExitCode exit = d.exitCode();
+        out.printf("verdict: %s (exit %d)%n", exit == ExitCode.OK ? "healthy" : exit == ExitCode.TAIL_ONLY ? "torn tail only" : "damaged", exit.code());
+    }
+}

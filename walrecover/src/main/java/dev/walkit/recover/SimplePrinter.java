@@ -1,0 +1,51 @@
+package dev.walkit.recover;
+
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.Finding;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+
+/** {@code -w simple}: what was kept and dropped and why, the state, and what was written (or would be). */
+final class SimplePrinter implements RecoveryPrinter {
+    /** Dropped transactions listed one by one in the text form; the rest are counted (a point-in-time recovery can drop millions). */
+    static final int HUMAN_DROPPED = 20;
+
+    @Override
+    public void print(PrintWriter out, RecoveryReport r) {
+        RecoveryOptions o = r.options();
+        out.printf("walrecover: %s, policy %s%s%n", r.input(), o.policy().label(), o.dryRun() ? " (dry run: nothing written)" : "");
+        out.printf("  input: format %s, %,d bytes, %,d valid records%n", r.format() == null ? "-" : r.format().label(), r.inputBytes(), r.inputRecords());
+        out.printf("  kept %,d transactions (%,d records); dropped %,d%n", r.keptTransactions(), r.keptRecords(), r.droppedTransactions());
+        for (DamageSpan d : r.damage()) out.printf("  damaged bytes %,d..%,d (%,d bytes): %s%n", d.offset(), d.end(), d.length(), d.kind().label());
+        int shown = 0;
+        for (RecoveryReport.Dropped d : r.dropped()) {
+            if (shown == HUMAN_DROPPED) break;
+            out.printf("  dropped transaction at offset %,d, revision %d, %d record(s): %s%n", d.offset(), d.revision(), d.records(), d.why());
+            shown++;
+        }
+        if (r.droppedTransactions() > shown) {
+            out.printf("  … and %,d more dropped transaction(s) (the JSON report, -w json or --report FILE, lists the first %,d)%n",
+                    r.droppedTransactions() - shown, RecoveryReport.MAX_LISTED);
+        }
+        for (Finding f : r.findings()) {
+            if (f.kind() != dev.walkit.format.DamageKind.INCOMPLETE_TRANSACTION) out.printf("  finding %s at offset %,d: %s%n", f.kind().label(), f.offset(), f.detail());
+        }
+        if (r.refused() != null) {
+            out.printf("refused: %s%n", r.refused());
+            return;
+        }
+        out.printf("  state: revision %d, compact revision %d, %,d live keys, %,d leases (next lease ID %d)%n", r.finalRevision(),
+                r.compactRevision(), r.liveKeys(), r.leases().keysByLease().size(), r.leases().nextLeaseId());
+        if (r.formWhy() != null) out.printf("  form: %s: %s%n", r.form(), r.formWhy());
+        if (o.dryRun()) {
+            for (RecoveryReport.Loss l : r.loss()) {
+                out.printf("  would lose: %-7s %s (revision %d)%n", l.change(), new String(l.key(), StandardCharsets.UTF_8), l.revision());
+            }
+            out.printf("dry run: would write %s/wal (%s form), state digest %s%n", o.out() == null ? "DIR" : o.out(), r.form(), r.stateDigest());
+        } else {
+            out.printf("wrote %s (%,d bytes, sha256 %s) and %s, verified%n", r.output(), r.outputBytes(), r.outputSha256(),
+                    r.output().resolveSibling(Recovery.LEASES_FILE));
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.walkit.recover;
+
+import dev.walkit.cli.Table;
+import dev.walkit.format.DamageSpan;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+
+/** {@code -w table}: the facts, then damaged ranges, dropped transactions and (dry run) the loss, each a table. */
+final class TablePrinter implements RecoveryPrinter {
+    @Override
+    public void print(PrintWriter out, RecoveryReport r) {
+        RecoveryOptions o = r.options();
+        Table facts = new Table("field", "value").row("input", r.input()).row("format", r.format() == null ? null : r.format().label())
+                .row("policy", o.policy().label()).row("dry run", o.dryRun()).row("input bytes", r.inputBytes()).row("input records", r.inputRecords())
+                .row("kept transactions", r.keptTransactions()).row("kept records", r.keptRecords()).row("dropped transactions", r.droppedTransactions());
+        if (r.refused() != null) facts.row("refused", r.refused());
+        else {
+            facts.row("final revision", r.finalRevision()).row("compact revision", r.compactRevision()).row("live keys", r.liveKeys())
+                    .row("leases", r.leases().keysByLease().size()).row("next lease id", r.leases().nextLeaseId()).row("state digest", r.stateDigest());
+            if (!o.dryRun()) facts.row("output", r.output()).row("output bytes", r.outputBytes()).row("output sha256", r.outputSha256());
+        }
+        facts.print(out);
+        Table damage = new Table("damage", "offset", "length");
+        for (DamageSpan d : r.damage()) damage.row(d.kind().label(), d.offset(), d.length());
+        if (!damage.isEmpty()) damage.print(out);
+        Table dropped = new Table("dropped at offset", "revision", "records", "why");
+        for (RecoveryReport.Dropped d : r.dropped()) dropped.row(d.offset(), d.revision(), d.records(), d.why());
+        if (!dropped.isEmpty()) dropped.print(out);
+        Table loss = new Table("would lose", "key", "revision");
+        for (RecoveryReport.Loss l : r.loss()) loss.row(l.change(), new String(l.key(), StandardCharsets.UTF_8), l.revision());
+        if (o.dryRun() && !loss.isEmpty()) loss.print(out);
+    }
+}
