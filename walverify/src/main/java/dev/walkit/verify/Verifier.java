@@ -6,6 +6,7 @@ import dev.walkit.format.EntrySource;
 import dev.walkit.format.Finding;
 import dev.walkit.format.LogItem;
 import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.SplitScan;
 import dev.walkit.format.V1Reader;
 import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;
@@ -120,7 +121,7 @@ public final class Verifier {
     }
 
     private static void frames(WalFile file, ReaderOptions ro, Facts r, Locator loc, long minSplit) throws IOException {
-        r.scan = SplitScan.scan(file, ro, new SplitScan.Sink() {
+        r.scan = FrameScan.scan(file, ro, new FrameScan.Sink() {
             @Override
             public void records(long count, long transactions, long firstRevision, long lastRevision, long maxRevision) {
                 loc.records(count, firstRevision, lastRevision, maxRevision);

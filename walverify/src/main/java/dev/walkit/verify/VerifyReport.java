@@ -2,6 +2,7 @@ package dev.walkit.verify;
 
 import dev.walkit.format.Assessment;
 import dev.walkit.format.Finding;
+import dev.walkit.format.SplitScan;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.replay.DamageLocator;
 

@@ -2,7 +2,9 @@ package dev.walkit.format.replay;
 
 import dev.walkit.format.Flags;
 import dev.walkit.format.KvFields;
+import dev.walkit.format.ReadResult;
 import dev.walkit.format.RecordView;
+import dev.walkit.format.SplitScan;
 
 import java.nio.ByteBuffer;
 
@@ -24,7 +26,7 @@ import java.nio.ByteBuffer;
  * check a key's first record there, nor its first transaction's revision: it keeps them, and
  * {@link #join} checks them against the state the earlier part left.
  */
-public final class CleanReplay {
+public final class CleanReplay implements SplitScan.Part {
     private final boolean part;
     private final boolean keepsValues;
     private final KeyTable keys;
@@ -80,6 +82,12 @@ public final class CleanReplay {
     /** The same kind of replay, for a later part of the log. */
     public CleanReplay newPart() {
         return new CleanReplay(true, keepsValues);
+    }
+
+    /** The next result read: a valid record is applied ({@link #accept}), damage ends the fast path. */
+    @Override
+    public boolean take(ReadResult x) {
+        return x instanceof RecordView v ? accept(v) : damage(x.offset());
     }
 
     /** Applies the next valid record; false (and {@link #irregularity()} set) when the fast path ends. */

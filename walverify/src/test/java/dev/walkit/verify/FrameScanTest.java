@@ -1,5 +1,6 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.SplitScan;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,7 +19,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Read in two halves or in one pass, the report is the same, byte for byte, wherever the damage is. */
-class SplitScanTest {
+class FrameScanTest {
     static byte[] clean;
     static DamageInjector injector;
 
@@ -44,7 +45,7 @@ class SplitScanTest {
         List<Arguments> out = new ArrayList<>();
         int m = middleRecord();
         for (DamageInjector.Kind k : DamageInjector.Kind.values()) {
-            for (int i : new int[] {0, m - 1, m, m + 1, injector.recordCount() - 1}) {
+            for (int i : new int[] {0, m - 1, m, m + 1, m + 2, injector.recordCount() - 1}) {
                 for (VerifyLevel level : new VerifyLevel[] {VerifyLevel.FRAME, VerifyLevel.DECODE}) out.add(Arguments.of(k, i, level));
             }
         }
@@ -70,7 +71,7 @@ class SplitScanTest {
         List<SplitScan.Outcome> how = new ArrayList<>();
         String one = report(wal, level, Long.MAX_VALUE, how);
         String two = report(wal, level, 0, how);
-        assertEquals(one, two);
+        assertEquals(one, two, how.toString());
         assertEquals(List.of(SplitScan.Outcome.ONE_THREAD), how.subList(0, 1));
     }
 
