@@ -18,25 +18,39 @@ import java.util.concurrent.TimeUnit;
  * {@code walmigrate verify}: the source's live set against the target, merged as two key-ordered
  * streams (the target read in pages): counts, missing, extra and different (by value hash).
  */
-public final class Comparison {
+public record Comparison(long sourceKeys, long targetKeys, long same, List<String> missing, long missingCount, List<String> extra,
+                         long extraCount, List<String> different, long differentCount) {
     private static final int PAGE = 1000;
 
-    public long sourceKeys;
-    public long targetKeys;
-    public long same;
-    public final List<String> missing = new ArrayList<>();
-    public final List<String> extra = new ArrayList<>();
-    public final List<String> different = new ArrayList<>();
-    public long missingCount;
-    public long extraCount;
-    public long differentCount;
+    public Comparison {
+        missing = List.copyOf(missing);
+        extra = List.copyOf(extra);
+        different = List.copyOf(different);
+    }
 
     public boolean equal() {
         return missingCount == 0 && extraCount == 0 && differentCount == 0;
     }
 
+    /** The counts as the merge makes them. */
+    private static final class Counts {
+        long sourceKeys;
+        long targetKeys;
+        long same;
+        final List<String> missing = new ArrayList<>();
+        final List<String> extra = new ArrayList<>();
+        final List<String> different = new ArrayList<>();
+        long missingCount;
+        long extraCount;
+        long differentCount;
+
+        Comparison done() {
+            return new Comparison(sourceKeys, targetKeys, same, missing, missingCount, extra, extraCount, different, differentCount);
+        }
+    }
+
     public static Comparison run(KeySource source, MigrateOptions o) throws Exception {
-        Comparison c = new Comparison();
+        Counts c = new Counts();
         byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
         try (Client client = EtcdClients.build(o)) {
             EtcdClients.checkReachable(client, o);
@@ -69,7 +83,7 @@ public final class Comparison {
                 }
             }
         }
-        return c;
+        return c.done();
     }
 
     private static void add(List<String> l, byte[] key) {

@@ -4,76 +4,58 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-/** Counts and lists of a migration; thread-safe where the workers touch it. */
-public final class MigrationReport {
+/**
+ * What a migration did, as a value: counts and lists (each list capped at {@link #MAX_LISTED}; the counts count
+ * all). Made by the run's {@link Tally}, which the workers add to.
+ *
+ * @param unsent keys not written because the migration stopped (the target went silent)
+ * @param nanos  how long it took
+ */
+public record MigrationReport(long sourceKeys, long written, long alreadyPresent, long batches, long retries, long leasesGranted,
+                              long unsent, List<String> conflicts, long conflictCount, List<String> tooLarge, List<String> errors,
+                              long nanos) {
     public static final int MAX_LISTED = 1000;
 
-    long sourceKeys;
-    long written;
-    long alreadyPresent;
-    long batches;
-    long retries;
-    long leasesGranted;
-    /** Keys not written because the migration stopped (the target went silent). */
-    long unsent;
-    final List<String> conflicts = Collections.synchronizedList(new ArrayList<>());
-    long conflictCount;
-    final List<String> tooLarge = Collections.synchronizedList(new ArrayList<>());
-    final List<String> errors = Collections.synchronizedList(new ArrayList<>());
-    long nanos;
-
-    synchronized void add(long w, long present, long retried) {
-        written += w;
-        alreadyPresent += present;
-        retries += retried;
-    }
-
-    synchronized void conflict(String key) {
-        conflictCount++;
-        if (conflicts.size() < MAX_LISTED) conflicts.add(key);
-    }
-
-    public long sourceKeys() {
-        return sourceKeys;
-    }
-
-    public synchronized long written() {
-        return written;
-    }
-
-    public synchronized long alreadyPresent() {
-        return alreadyPresent;
-    }
-
-    public synchronized long conflictCount() {
-        return conflictCount;
-    }
-
-    public List<String> conflicts() {
-        return conflicts;
-    }
-
-    public List<String> tooLarge() {
-        return tooLarge;
-    }
-
-    public List<String> errors() {
-        return errors;
-    }
-
-    public long unsent() {
-        return unsent;
-    }
-
-    public long batches() {
-        return batches;
-    }
-
-    public long leasesGranted() {
-        return leasesGranted;
+    public MigrationReport {
+        conflicts = List.copyOf(conflicts);
+        tooLarge = List.copyOf(tooLarge);
+        errors = List.copyOf(errors);
     }
 
     public double seconds() {
         return nanos / 1e9;
+    }
+
+    /** The counts as a run makes them; thread-safe where the workers touch it. */
+    static final class Tally {
+        long sourceKeys;
+        long written;
+        long alreadyPresent;
+        long batches;
+        long retries;
+        long leasesGranted;
+        /** Keys not written because the migration stopped (the target went silent). */
+        long unsent;
+        final List<String> conflicts = Collections.synchronizedList(new ArrayList<>());
+        long conflictCount;
+        final List<String> tooLarge = Collections.synchronizedList(new ArrayList<>());
+        final List<String> errors = Collections.synchronizedList(new ArrayList<>());
+        long nanos;
+
+        synchronized void add(long w, long present, long retried) {
+            written += w;
+            alreadyPresent += present;
+            retries += retried;
+        }
+
+        synchronized void conflict(String key) {
+            conflictCount++;
+            if (conflicts.size() < MAX_LISTED) conflicts.add(key);
+        }
+
+        synchronized MigrationReport done() {
+            return new MigrationReport(sourceKeys, written, alreadyPresent, batches, retries, leasesGranted, unsent, conflicts,
+                    conflictCount, tooLarge, errors, nanos);
+        }
     }
 }

@@ -64,12 +64,12 @@ public final class Migrator {
 
     /** Migrates {@code source} into {@code target} (connected or connecting), which it closes when done. */
     public MigrationReport run(KeySource source, EarlyClient target) throws Exception {
-        MigrationReport r = new MigrationReport();
+        MigrationReport.Tally r = new MigrationReport.Tally();
         long start = System.nanoTime();
         if (o.dryRun()) {
             plan(source, r, batch -> r.batches++);
             r.nanos = System.nanoTime() - start;
-            return r;
+            return r.done();
         }
         Client client = target.get();
         lastAnswer.set(System.nanoTime()); // it has just answered the first read
@@ -112,7 +112,7 @@ public final class Migrator {
         target.close();
         r.nanos = System.nanoTime() - start;
         if (progress != null) progress.print("\r\033[K");
-        return r;
+        return r.done();
     }
 
     interface BatchSink {
@@ -120,7 +120,7 @@ public final class Migrator {
     }
 
     /** Cuts the source into batches under both limits: --batch ops and the request size. */
-    private void plan(KeySource source, MigrationReport r, BatchSink sink) {
+    private void plan(KeySource source, MigrationReport.Tally r, BatchSink sink) {
         byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
         List<SourceKey> batch = new ArrayList<>();
         long bytes = 0;
@@ -151,7 +151,7 @@ public final class Migrator {
     }
 
     /** One CAS batch to completion: retried on transport failures, narrowed to the absent keys on a failed compare. */
-    private void commit(KV kv, Leases leases, List<SourceKey> batch, MigrationReport r) {
+    private void commit(KV kv, Leases leases, List<SourceKey> batch, MigrationReport.Tally r) {
         List<SourceKey> todo = batch;
         long retried = 0;
         int attempts = 0;

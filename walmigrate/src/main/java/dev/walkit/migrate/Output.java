@@ -54,30 +54,30 @@ final class Output {
     static void comparison(PrintWriter out, OutputFormat f, Comparison c) {
         switch (f) {
             case JSON -> {
-                Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "verify").field("source_keys", c.sourceKeys)
-                        .field("target_keys", c.targetKeys).field("same", c.same).field("missing_count", c.missingCount)
-                        .field("extra_count", c.extraCount).field("different_count", c.differentCount);
-                list(j, "missing", c.missing);
-                list(j, "extra", c.extra);
-                list(j, "different", c.different);
+                Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "verify").field("source_keys", c.sourceKeys())
+                        .field("target_keys", c.targetKeys()).field("same", c.same()).field("missing_count", c.missingCount())
+                        .field("extra_count", c.extraCount()).field("different_count", c.differentCount());
+                list(j, "missing", c.missing());
+                list(j, "extra", c.extra());
+                list(j, "different", c.different());
                 out.println(j.field("equal", c.equal()).endObject());
             }
             case TABLE -> {
-                new Table("field", "value").row("source keys", c.sourceKeys).row("target keys", c.targetKeys).row("same", c.same)
-                        .row("missing", c.missingCount).row("extra", c.extraCount).row("different", c.differentCount).print(out);
+                new Table("field", "value").row("source keys", c.sourceKeys()).row("target keys", c.targetKeys()).row("same", c.same())
+                        .row("missing", c.missingCount()).row("extra", c.extraCount()).row("different", c.differentCount()).print(out);
                 Table keys = new Table("difference", "key");
-                for (String k : c.missing) keys.row("missing", k);
-                for (String k : c.extra) keys.row("extra", k);
-                for (String k : c.different) keys.row("different", k);
+                for (String k : c.missing()) keys.row("missing", k);
+                for (String k : c.extra()) keys.row("extra", k);
+                for (String k : c.different()) keys.row("different", k);
                 if (!keys.isEmpty()) keys.print(out);
                 out.println(c.equal() ? "equal" : "NOT equal");
             }
             default -> {
                 out.printf("walmigrate verify: source %,d key(s), target %,d key(s): %,d same, %,d missing, %,d extra, %,d different%n",
-                        c.sourceKeys, c.targetKeys, c.same, c.missingCount, c.extraCount, c.differentCount);
-                for (String k : c.missing) out.println("  missing: " + k);
-                for (String k : c.extra) out.println("  extra: " + k);
-                for (String k : c.different) out.println("  different: " + k);
+                        c.sourceKeys(), c.targetKeys(), c.same(), c.missingCount(), c.extraCount(), c.differentCount());
+                for (String k : c.missing()) out.println("  missing: " + k);
+                for (String k : c.extra()) out.println("  extra: " + k);
+                for (String k : c.different()) out.println("  different: " + k);
                 out.println(c.equal() ? "equal" : "NOT equal");
             }
         }
