@@ -49,6 +49,13 @@ public final class Replayer implements TransactionGrouper.Sink {
 
         default void damage(DamageSpan span) {
         }
+
+        /**
+         * A rule broken by a record applied as stored ({@link Replayer#firstKeptBreak}): a log that keeps the applied
+         * records as they are would carry it. Told as it is found (the finding also goes to {@link Replayer#findings()}).
+         */
+        default void keptBreak(Finding f) {
+        }
     }
 
     /**
@@ -132,6 +139,7 @@ public final class Replayer implements TransactionGrouper.Sink {
     private void keptBreak(Finding f) {
         if (firstKeptBreak == null) firstKeptBreak = f;
         keptBreaks++;
+        listener.keptBreak(f);
     }
 
     /**

@@ -205,4 +205,25 @@ class DifferentialFindingsTest {
         assertEquals(null, lightReplay(log, CleanReplay.whole()));
         assertEquals(null, lightReplay(log, CleanReplay.forDigest()));
     }
+
+    @Test
+    void aListenerIsToldOfEachKeptBreakAsItIsFound() throws IOException {
+        // /a at revision 3 with version 2 (its creating transaction missing), then a DELETE of the absent /c.
+        LogBuilder b = new LogBuilder().add(put("/b", 2)).add(KeyValue.put(k("/a"), 1, 3, 2, k("a"), 0)).add(put("/d", 4))
+                .add(KeyValue.delete(k("/c"), 5));
+        Path p = LogBuilder.write(dir, "kept", b.bytes());
+        ReaderOptions ro = ReaderOptions.defaults();
+        List<String> told = new java.util.ArrayList<>();
+        try (WalFile f = WalFile.open(p, ro.maxRecLen())) {
+            Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), new Replayer.Listener() {
+                @Override
+                public void keptBreak(dev.walkit.format.Finding x) {
+                    told.add(x.kind().label() + "@" + x.offset());
+                }
+            }).state();
+            assertEquals(List.of("version-create-revision-mismatch@" + b.offset(1), "delete-of-absent-key@" + b.offset(3)), told);
+            assertEquals(2, s.keptBreaks());
+            assertEquals(b.offset(1), s.firstKeptBreak().offset());
+        }
+    }
 }
