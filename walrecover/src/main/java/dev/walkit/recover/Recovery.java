@@ -85,8 +85,10 @@ public final class Recovery {
             Path temp = null;
             HistoryWriter history = null;
             OutputLock lock = null;
+            boolean createdDir = false;
             try {
                 if (!o.dryRun()) {
+                    createdDir = !Files.exists(outDir);
                     Files.createDirectories(outDir);
                     String[] holder = new String[1];
                     lock = OutputLock.tryAcquire(outDir, holder);
@@ -116,9 +118,20 @@ public final class Recovery {
                     if (history != null) history.abandon();
                     return r.done();
                 }
-                if (s.compactRevision() > 0 && o.toRevision() < s.compactRevision()) {
-                    r.refused = "--to-revision " + o.toRevision() + " is below the compact revision " + s.compactRevision()
-                            + ": history before it is gone (compacted)";
+                if (o.toRevision() != Long.MAX_VALUE && o.toRevision() > plan.lastRevisionRead) {
+                    throw new Refused("--to-revision " + o.toRevision() + " is past the last revision in the log, "
+                            + plan.lastRevisionRead + (plan.lastRevisionRead < 0 ? " (no valid record)" : "") + ": nothing to stop at", true);
+                }
+                if (s.prefixRevision() > 0 && o.toRevision() < s.prefixRevision()) {
+                    // Whatever is damaged: with the snapshot marker lost, its records still stand for the compact revision.
+                    r.refused = "--to-revision " + o.toRevision() + " is below the " + (s.compactRevision() > 0 ? "compact revision "
+                            : "revision of the snapshot prefix (its marker lost) ") + s.prefixRevision() + ": history before it is gone (compacted)";
+                    if (history != null) history.abandon();
+                    return r.done();
+                }
+                if (r.keptTransactions == 0 && !o.allowEmpty()) {
+                    r.refused = "nothing to recover: no complete transaction survived (" + r.damage.size() + " damaged span(s), "
+                            + r.droppedTransactions + " transaction(s) dropped); nothing written (--allow-empty writes an empty WAL)";
                     if (history != null) history.abandon();
                     return r.done();
                 }
@@ -185,8 +198,20 @@ public final class Recovery {
                     if (temp != null) AtomicOutput.discard(temp);
                 } finally {
                     if (lock != null) lock.close();
+                    // A run that wrote nothing leaves DIR as it found it: not there, if it made it.
+                    if (createdDir && r.output == null) removeIfOnlyOurs(outDir);
                 }
             }
+        }
+    }
+
+    /** Removes {@code dir}, which this run made, when it holds nothing but this run's lock file. */
+    private static void removeIfOnlyOurs(Path dir) {
+        try {
+            Files.deleteIfExists(dir.resolve(OutputLock.FILE));
+            Files.delete(dir);
+        } catch (IOException e) {
+            // Something else is in it (another run's files): it stays.
         }
     }
 
@@ -237,6 +262,13 @@ public final class Recovery {
         final List<Transaction> droppedTxns = new ArrayList<>();
         /** Set at the first kept rule break: the history form is not written. */
         boolean historyStopped;
+        /** The highest revision of a valid record read, applied or not; -1 before any. */
+        long lastRevisionRead = -1;
+
+        @Override
+        public void read(long offset, long revision) {
+            if (revision > lastRevisionRead) lastRevisionRead = revision;
+        }
 
         Plan(RecoveryReport.Draft r, HistoryWriter history) {
             this.r = r;

@@ -19,7 +19,7 @@ import java.nio.file.Path;
  * @param force      write into the input's directory or over an existing {@code out/wal} (kept as wal.broken.TS)
  */
 public record RecoveryOptions(Path input, Path out, RecoveryPolicy policy, long toRevision, boolean compact, CrcRange acceptCrc,
-                              long leaseTtl, boolean dryRun, boolean force) {
+                              long leaseTtl, boolean dryRun, boolean force, boolean allowEmpty) {
 
     /** A usage problem in words, or null. */
     public String validate() {

@@ -66,6 +66,9 @@ public final class WalRecover implements Callable<Integer> {
     @Option(names = "--force", description = "Write into the input's own directory or over an existing DIR/wal; the old file is kept as wal.broken.<timestamp>.")
     boolean force;
 
+    @Option(names = "--allow-empty", description = "When no complete transaction survives, write an empty WAL (without it, that is a refusal, exit 3).")
+    boolean allowEmpty;
+
     @Option(names = "--out", paramLabel = "DIR", description = "Output data directory (created if missing).")
     Path out;
 
@@ -103,7 +106,7 @@ public final class WalRecover implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision, compact, acceptCrc,
-                leaseTtl, dryRun, force);
+                leaseTtl, dryRun, force, allowEmpty);
         if (writeOut.check("walrecover", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
         String invalid = o.validate();
         if (invalid == null && report != null) invalid = reportPathProblem(report);

@@ -87,6 +87,8 @@ public final class Replayer implements TransactionGrouper.Sink {
     private long revision;
     private long firstRevision = -1;
     private long compactRevision;
+    /** The highest revision of the snapshot prefix applied (its marker's or its records'), 0 without one. */
+    private long prefixRevision;
     private long maxLeaseSeen;
     private boolean damaged;
     private long firstDamageOffset = -1;
@@ -289,6 +291,7 @@ public final class Replayer implements TransactionGrouper.Sink {
     }
 
     private void applySnapshot(SnapshotPrefix.Action a, WalEntry e, Transaction txn) {
+        prefixRevision = Math.max(prefixRevision, e.revision());
         if (a == SnapshotPrefix.Action.MARKER) {
             prefix.marker(e.revision(), countFrom(values.read(e.valueOffset(), 8)));
             compactRevision = e.revision();
@@ -409,6 +412,15 @@ public final class Replayer implements TransactionGrouper.Sink {
 
     public long compactRevision() {
         return compactRevision;
+    }
+
+    /**
+     * The highest revision the applied snapshot prefix stands for: its marker's compact revision, or, when the marker
+     * was lost, its records' highest mod_revision; 0 without a prefix. History before it is gone: no state at an
+     * earlier revision can be rebuilt.
+     */
+    public long prefixRevision() {
+        return prefixRevision;
     }
 
     /** Lease metadata with the default conservative TTL. */
