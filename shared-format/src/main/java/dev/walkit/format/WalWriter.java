@@ -87,7 +87,13 @@ public final class WalWriter implements Closeable {
     public long appendFrom(WalFile src, long offset, long length) throws IOException {
         flush();
         long at = written;
-        src.transferTo(offset, length, channel);
+        try {
+            src.transferTo(offset, length, channel);
+        } catch (IOException e) {
+            // Name the file being written: a full disk is this one's, not the input's.
+            Throwable os = e.getCause() != null ? e.getCause() : e;
+            throw new IOException(path + ": write failed (" + length + " bytes copied from " + src.path() + "): " + os.getMessage(), e);
+        }
         written += length;
         if (onFlush != null) onFlush.accept(written);
         return at;

@@ -30,6 +30,9 @@ final class JsonPrinter implements RecoveryPrinter {
         j.endArray().name("findings").beginArray();
         for (Finding f : r.findings()) j.beginObject().field("kind", f.kind().label()).field("offset", f.offset()).field("revision", f.revision()).field("detail", f.detail()).endObject();
         j.endArray();
+        j.name("leftovers_removed").beginArray();
+        r.leftoversRemoved().forEach(j::value);
+        j.endArray();
         j.name("refused").value(r.refused());
         if (r.refused() == null) {
             j.field("final_revision", r.finalRevision()).field("compact_revision", r.compactRevision()).field("live_keys", r.liveKeys())

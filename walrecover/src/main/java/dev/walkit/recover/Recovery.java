@@ -98,6 +98,8 @@ public final class Recovery {
                     }
                     // Again under the lock: a run that finished meanwhile may have published DIR/wal.
                     checkTarget(input, outDir, target, o.force());
+                    removeLeftovers(outDir, r);
+                    if (!o.compact()) checkSpace(outDir, in.size(), "the input's size: the history form is at most that");
                     temp = AtomicOutput.tempIn(outDir, Wal.WAL_FILE);
                     if (!o.compact()) {
                         history = new HistoryWriter(temp, in, sniffed == WalFormat.V1);
@@ -202,6 +204,30 @@ public final class Recovery {
                     if (createdDir && r.output == null) removeIfOnlyOurs(outDir);
                 }
             }
+        }
+    }
+
+    /** The temp files a walrecover leaves when it is killed: {@code .wal.tmp-PID-NANOS}, {@code .leases.json.tmp-PID-NANOS}. */
+    private static final java.util.regex.Pattern LEFTOVER = java.util.regex.Pattern.compile("\\.(wal|leases\\.json)\\.tmp-\\d+-\\d+");
+
+    /** Under the lock: removes the temp files of earlier runs that did not finish (no run holds them), and says so. */
+    private static void removeLeftovers(Path dir, RecoveryReport.Draft r) throws IOException {
+        try (var files = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                if (!LEFTOVER.matcher(p.getFileName().toString()).matches() || !Files.isRegularFile(p)) continue;
+                long size = Files.size(p);
+                Files.delete(p);
+                r.leftoversRemoved.add(p.getFileName() + " (" + size + " bytes)");
+            }
+        }
+    }
+
+    /** Fails, before anything is written, when {@code dir}'s file system has less than {@code need} bytes free. */
+    static void checkSpace(Path dir, long need, String why) throws IOException {
+        long free = Files.getFileStore(dir).getUsableSpace();
+        if (free < need) {
+            throw new IOException(dir + ": not enough free space: the output needs up to " + need + " bytes (" + why + "), "
+                    + free + " are free; nothing written");
         }
     }
 
@@ -470,6 +496,9 @@ public final class Recovery {
     /** Writes the snapshot form of the state (the followers fsync it, hash it, and finish reading it back). */
     private static FollowedOutput writeSnapshot(Path temp, WalFile in, Replayer s) throws IOException {
         List<KeyState> live = s.keys().sortedLive();
+        long need = RecordLayout.OVERHEAD + 64;
+        for (KeyState k : live) need += RecordLayout.OVERHEAD + 64 + k.key().length + k.valueLength();
+        checkSpace(temp.getParent(), need, "the snapshot of " + live.size() + " live keys");
         WalWriter w = WalWriter.create(temp);
         FollowedOutput followers = new FollowedOutput(temp);
         w.onFlush(followers::written);

@@ -16,6 +16,7 @@ final class SimplePrinter implements RecoveryPrinter {
         RecoveryOptions o = r.options();
         out.printf("walrecover: %s, policy %s%s%n", r.input(), o.policy().label(), o.dryRun() ? " (dry run: nothing written)" : "");
         out.printf("  input: format %s, %,d bytes, %,d valid records%n", r.format() == null ? "-" : r.format().label(), r.inputBytes(), r.inputRecords());
+        for (String l : r.leftoversRemoved()) out.printf("  removed %s: a temp file of an earlier run that did not finish%n", l);
         out.printf("  kept %,d transactions (%,d records); dropped %,d%n", r.keptTransactions(), r.keptRecords(), r.droppedTransactions());
         for (DamageSpan d : r.damage()) out.printf("  damaged bytes %,d..%,d (%,d bytes): %s%n", d.offset(), d.end(), d.length(), d.kind().label());
         int shown = 0;

@@ -14,6 +14,7 @@ final class TablePrinter implements RecoveryPrinter {
         Table facts = new Table("field", "value").row("input", r.input()).row("format", r.format() == null ? null : r.format().label())
                 .row("policy", o.policy().label()).row("dry run", o.dryRun()).row("input bytes", r.inputBytes()).row("input records", r.inputRecords())
                 .row("kept transactions", r.keptTransactions()).row("kept records", r.keptRecords()).row("dropped transactions", r.droppedTransactions());
+        for (String l : r.leftoversRemoved()) facts.row("leftover removed", l);
         if (r.refused() != null) facts.row("refused", r.refused());
         else {
             facts.row("final revision", r.finalRevision()).row("compact revision", r.compactRevision()).row("live keys", r.liveKeys())

@@ -114,4 +114,19 @@ class RefusalTest {
         assertEquals(3, r.exit());
         assertTrue(Files.exists(out.resolve("note")));
     }
+
+    @Test
+    void theTempFilesOfACrashedRunAreRemovedUnderTheLockAndReported() throws Exception {
+        Path out = Files.createDirectories(out());
+        Files.write(out.resolve(".wal.tmp-123-456"), new byte[10]);
+        Files.write(out.resolve(".leases.json.tmp-123-789"), new byte[3]);
+        Files.writeString(out.resolve(".wal.tmp-notours"), "x");
+        WalRecoverTest.Run r = WalRecoverTest.run("--out", out.toString(), input(LogBuilder.puts(5).bytes()).toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("  removed .wal.tmp-123-456 (10 bytes): a temp file of an earlier run that did not finish"), r.out());
+        assertTrue(r.out().contains("  removed .leases.json.tmp-123-789 (3 bytes)"), r.out());
+        assertFalse(Files.exists(out.resolve(".wal.tmp-123-456")));
+        assertFalse(Files.exists(out.resolve(".leases.json.tmp-123-789")));
+        assertTrue(Files.exists(out.resolve(".wal.tmp-notours")), "a file that is not a walrecover temp file stays");
+    }
 }
