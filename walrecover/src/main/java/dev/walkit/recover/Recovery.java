@@ -106,6 +106,7 @@ public final class Recovery {
                     }
                 }
                 Plan plan = new Plan(r, history);
+                plan.stopsHistory = o.form() == RecoveryOptions.Form.AUTO;
                 Replayer.Options opts = o.policy().replayOptions(o.toRevision());
                 Timing.mark("start");
                 Replay.Result res = Replay.run(in, sniffed, ro, opts, plan);
@@ -142,16 +143,18 @@ public final class Recovery {
                 r.liveKeys = s.keys().liveCount();
                 r.leases = s.leases(o.leaseTtl());
                 r.form = o.compact() ? "snapshot" : "history";
-                String keptBreak = keptRuleBreak(s);
-                if (!o.compact() && keptBreak != null) {
+                String keptBreak = keptRuleBreak(s, plan.brokenKeys);
+                if (o.form() == RecoveryOptions.Form.AUTO && keptBreak != null) {
                     r.form = "snapshot";
-                    r.formWhy = keptBreak;
+                    r.formWhy = keptBreak + ": written as a snapshot of the final state";
+                } else if (o.form() == RecoveryOptions.Form.HISTORY && keptBreak != null) {
+                    r.formWhy = keptBreak + ": kept as they are (--form history); the findings are listed";
                 }
                 if (o.dryRun()) {
                     r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readFully);
                     return r.done();
                 }
-                if (!o.compact() && keptBreak != null) {
+                if (o.form() == RecoveryOptions.Form.AUTO && keptBreak != null) {
                     // The kept records would carry the rule break into the output as they stand: the snapshot form.
                     // The history writer stopped at the first such break (Plan.keptBreak); its file goes.
                     if (history != null) history.abandon();
@@ -174,7 +177,7 @@ public final class Recovery {
                         () -> StateDigest.of(s.keys(), s.revision(), in::readFully));
                 String outputDigest = written.stateDigest();
                 // The light replay did not take the output: the full replay says what is wrong with it.
-                if (outputDigest == null) outputDigest = fullReadBack(temp);
+                if (outputDigest == null) outputDigest = fullReadBack(temp, o.form() == RecoveryOptions.Form.HISTORY ? s.keptBreaks() : 0);
                 Timing.mark("verify");
                 r.stateDigest = Background.join(planned, "the planned state digest");
                 Timing.mark("planned digest");
@@ -260,12 +263,14 @@ public final class Recovery {
      * ({@link Replayer#firstKeptBreak}); the history form copies them byte-exact, so its replay would find it.
      * The snapshot form states each live key once, which §5's create_revision/version rules do not apply to.
      */
-    static String keptRuleBreak(Replayer s) {
+    static String keptRuleBreak(Replayer s, java.util.Collection<String> keys) {
         Finding f = s.firstKeptBreak();
         if (f == null) return null;
         long n = s.keptBreaks();
+        String named = keys.isEmpty() ? "" : "; keys whose chain broke: " + String.join(", ", keys)
+                + (n > keys.size() ? " … (" + n + " breaks in all)" : "");
         return "the kept records break the rules of a healthy log as they stand (" + f.kind().label() + " at offset "
-                + f.offset() + (n > 1 ? ", and " + (n - 1) + " more" : "") + "): written as a snapshot of the final state";
+                + f.offset() + (n > 1 ? ", and " + (n - 1) + " more" : "") + named + ")";
     }
 
     /** The policy's verdict on what replay found, or null to go on. */
@@ -286,8 +291,13 @@ public final class Recovery {
         final HistoryWriter history;
         final Map<String, RecoveryReport.Loss> loss = new LinkedHashMap<>();
         final List<Transaction> droppedTxns = new ArrayList<>();
-        /** Set at the first kept rule break: the history form is not written. */
+        /** Set at the first kept rule break under --form auto: the history form is not written. */
         boolean historyStopped;
+        /** --form auto: a kept rule break means the snapshot form. */
+        boolean stopsHistory;
+        /** The keys of the first kept rule breaks, quoted. */
+        final java.util.Set<String> brokenKeys = new java.util.LinkedHashSet<>();
+        static final int MAX_KEYS_NAMED = 10;
         /** The highest revision of a valid record read, applied or not; -1 before any. */
         long lastRevisionRead = -1;
 
@@ -314,8 +324,9 @@ public final class Recovery {
          * system time, the snapshot form then written instead).
          */
         @Override
-        public void keptBreak(Finding f) {
-            if (history != null && !historyStopped) {
+        public void keptBreak(Finding f, byte[] key) {
+            if (brokenKeys.size() < MAX_KEYS_NAMED) brokenKeys.add(dev.walkit.cli.KeyText.quote(key));
+            if (history != null && !historyStopped && stopsHistory) {
                 historyStopped = true;
                 try {
                     history.abandon();
@@ -523,14 +534,17 @@ public final class Recovery {
      * it must have no damage, incomplete transaction, revision regression or truncated snapshot; returns
      * its state digest, for the caller to compare with the plan, or names what is wrong.
      */
-    private static String fullReadBack(Path temp) throws IOException {
+    private static String fullReadBack(Path temp, long keptBreaks) throws IOException {
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile f = WalFile.open(temp, ro.maxRecLen())) {
             Replayer s = Replay.run(f, WalFormat.V2, ro, Replayer.Options.defaults(), null).state(); // its own output: v2
             List<String> problems = new ArrayList<>();
             if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));
-            // The same check as walverify --level semantic: any finding at all fails it.
-            s.findingCounts().forEach((k, n) -> problems.add(n + " " + k.label()));
+            // The same check as walverify --level semantic: any finding at all fails it; under --form history, exactly
+            // the rule breaks the kept records carry ({@code keptBreaks}), and nothing else.
+            boolean asKept = keptBreaks > 0 && s.keptBreaks() == keptBreaks
+                    && s.findingCounts().values().stream().mapToLong(Integer::longValue).sum() == keptBreaks;
+            if (!asKept) s.findingCounts().forEach((k, n) -> problems.add(n + " " + k.label()));
             if (!problems.isEmpty()) {
                 throw new IOException("the recovery WAL did not verify (nothing was published): " + String.join("; ", problems));
             }

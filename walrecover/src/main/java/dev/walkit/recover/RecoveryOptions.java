@@ -12,14 +12,42 @@ import java.nio.file.Path;
  * @param out        the output data directory: {@code out/wal} and {@code out/leases.json}
  * @param policy     §9 policy
  * @param toRevision keep only transactions with revision at most this (point-in-time recovery), or MAX
- * @param compact    write a snapshot prefix of the final state instead of the full history
+ * @param form       the output's form: auto (history when its kept records obey §5 as they stand, else snapshot),
+ *                   history, or snapshot (a snapshot prefix of the final state; {@code --compact})
  * @param acceptCrc  accept records whose CRC matches this buggy range, rewriting the CRC; or null
  * @param leaseTtl   the conservative TTL of rebuilt leases, seconds
  * @param dryRun     write nothing; report and preview the loss
  * @param force      write into the input's directory or over an existing {@code out/wal} (kept as wal.broken.TS)
  */
-public record RecoveryOptions(Path input, Path out, RecoveryPolicy policy, long toRevision, boolean compact, CrcRange acceptCrc,
+public record RecoveryOptions(Path input, Path out, RecoveryPolicy policy, long toRevision, Form form, CrcRange acceptCrc,
                               long leaseTtl, boolean dryRun, boolean force, boolean allowEmpty) {
+
+    /** The output's form. */
+    public enum Form {
+        AUTO("auto"), HISTORY("history"), SNAPSHOT("snapshot");
+
+        private final String label;
+
+        Form(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        public static Form fromLabel(String s) {
+            for (Form f : values()) {
+                if (f.label.equals(s)) return f;
+            }
+            throw new IllegalArgumentException("'" + s + "' is not a form (auto, history, snapshot)");
+        }
+    }
+
+    /** Whether the snapshot form is asked for. */
+    public boolean compact() {
+        return form == Form.SNAPSHOT;
+    }
 
     /** A usage problem in words, or null. */
     public String validate() {

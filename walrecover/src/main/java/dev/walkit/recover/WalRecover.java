@@ -44,7 +44,13 @@ public final class WalRecover implements Callable<Integer> {
     @Option(names = "--to-revision", paramLabel = "R", description = "Keep only transactions with revision <= R (point-in-time recovery).")
     Long toRevision;
 
-    @Option(names = "--compact", description = "Write a snapshot prefix of the final state (marker + sorted live keys) instead of the full history.")
+    @Option(names = "--form", paramLabel = "auto|history|snapshot", defaultValue = "auto", converter = FormConverter.class,
+            description = {"The output's form (default: ${DEFAULT-VALUE}): the history (the kept records as they are) when they obey the rules "
+                    + "of a healthy log as they stand, else a snapshot of the final state, saying why; history: always the history, "
+                    + "rule findings listed in the report; snapshot: a snapshot prefix of the final state (marker + sorted live keys)."})
+    RecoveryOptions.Form form;
+
+    @Option(names = "--compact", description = "The same as --form snapshot.")
     boolean compact;
 
     @Option(names = "--accept-crc", paramLabel = "payload-only|skip-flags", converter = CrcConverter.class,
@@ -86,6 +92,13 @@ public final class WalRecover implements Callable<Integer> {
         return Cli.commandLine(new WalRecover(), out, err);
     }
 
+    static final class FormConverter extends dev.walkit.cli.Converter<RecoveryOptions.Form> {
+        @Override
+        protected RecoveryOptions.Form parse(String s) {
+            return RecoveryOptions.Form.fromLabel(s);
+        }
+    }
+
     static final class PolicyConverter extends dev.walkit.cli.Converter<RecoveryPolicy> {
         @Override
         protected RecoveryPolicy parse(String s) {
@@ -105,8 +118,12 @@ public final class WalRecover implements Callable<Integer> {
     public Integer call() {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision, compact, acceptCrc,
-                leaseTtl, dryRun, force, allowEmpty);
+        if (compact && form == RecoveryOptions.Form.HISTORY) {
+            err.println("walrecover: --compact is --form snapshot: it excludes --form history");
+            return ExitCode.USAGE.code();
+        }
+        RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision,
+                compact ? RecoveryOptions.Form.SNAPSHOT : form, acceptCrc, leaseTtl, dryRun, force, allowEmpty);
         if (writeOut.check("walrecover", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
         String invalid = o.validate();
         if (invalid == null && report != null) invalid = reportPathProblem(report);

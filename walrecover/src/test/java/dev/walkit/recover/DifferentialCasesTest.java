@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -117,9 +118,36 @@ class DifferentialCasesTest {
         JsonNode j = recover(log, 0);
         assertEquals("snapshot", j.get("form").asText());
         assertTrue(j.get("form_why").asText().contains("version-create-revision-mismatch at offset " + b.offset(2)), j.toString());
+        assertTrue(j.get("form_why").asText().contains("keys whose chain broke: /a"), j.toString());
         Replayer s = assertVerifiesClean(dir.resolve("out/wal"));
         assertEquals(2, s.keys().liveCount());
         assertEquals(4, s.revision());
+    }
+
+    @Test
+    void formHistoryKeepsTheRecordsAsTheyAreAndListsTheFinding() throws IOException {
+        LogBuilder b = new LogBuilder().add(put("/a", 1, 1, 1)).add(put("/b", 2, 2, 1)).add(put("/a", 1, 3, 2)).add(put("/b", 2, 4, 2));
+        byte[] log = b.bytes();
+        log[RecordLayout.KV_OFFSET + 6] ^= 0x01;
+        JsonNode j = recover(log, 0, "--form", "history");
+        assertEquals("history", j.get("form").asText(), j.toString());
+        assertTrue(j.get("form_why").asText().contains("kept as they are (--form history)"), j.toString());
+        assertEquals("version-create-revision-mismatch", j.get("findings").get(0).get("kind").asText(), j.toString());
+        // The output is the three surviving records byte for byte: its replay makes the same finding.
+        byte[] out = Files.readAllBytes(dir.resolve("out/wal"));
+        assertEquals(log.length - b.length(0), out.length);
+        assertArrayEquals(java.util.Arrays.copyOfRange(log, (int) b.offset(1), log.length), out);
+    }
+
+    @Test
+    void compactAndFormHistoryExcludeEachOther() throws IOException {
+        Path in = LogBuilder.write(Files.createDirectories(dir.resolve("in")), "wal", LogBuilder.puts(3).bytes());
+        WalRecoverTest.Run r = WalRecoverTest.run("--compact", "--form", "history", "--out", dir.resolve("out").toString(), in.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertEquals("walrecover: --compact is --form snapshot: it excludes --form history\n", r.err());
+        WalRecoverTest.Run bad = WalRecoverTest.run("--form", "SNAPSHOT", "--out", dir.resolve("out").toString(), in.toString());
+        assertEquals(2, bad.exit(), bad.err());
+        assertTrue(bad.err().contains("'SNAPSHOT' is not a form (auto, history, snapshot)"), bad.err());
     }
 
     @Test

@@ -52,9 +52,10 @@ public final class Replayer implements TransactionGrouper.Sink {
 
         /**
          * A rule broken by a record applied as stored ({@link Replayer#firstKeptBreak}): a log that keeps the applied
-         * records as they are would carry it. Told as it is found (the finding also goes to {@link Replayer#findings()}).
+         * records as they are would carry it, at the record of {@code key}. Told as it is found (the finding also goes to
+         * {@link Replayer#findings()}).
          */
-        default void keptBreak(Finding f) {
+        default void keptBreak(Finding f, byte[] key) {
         }
     }
 
@@ -105,7 +106,7 @@ public final class Replayer implements TransactionGrouper.Sink {
                 drops && judged != null ? judged.records() : 0, detail);
         finding(f);
         if (drops) dropWhy = detail;
-        if (effect == SnapshotPrefix.Effect.KEPT) keptBreak(f);
+        if (effect == SnapshotPrefix.Effect.KEPT) keptBreak(f, judged == null ? new byte[0] : judged.entries().get(0).key());
         if (inPrefix) markDamaged(offset);
     };
     /** The first finding of a rule broken by a record applied as stored, and how many there are. */
@@ -138,10 +139,10 @@ public final class Replayer implements TransactionGrouper.Sink {
         if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) markDamaged(f.offset());
     }
 
-    private void keptBreak(Finding f) {
+    private void keptBreak(Finding f, byte[] key) {
         if (firstKeptBreak == null) firstKeptBreak = f;
         keptBreaks++;
-        listener.keptBreak(f);
+        listener.keptBreak(f, key);
     }
 
     /**
@@ -328,7 +329,7 @@ public final class Replayer implements TransactionGrouper.Sink {
                     : "PUT with create_revision " + e.createRevision() + ", version " + e.version() + "; expected " + expectCreate + ", "
                     + expectVersion);
             finding(f);
-            keptBreak(f);
+            keptBreak(f, e.key());
         }
         if (delete) {
             tombstone(s, e.revision(), e.offset());

@@ -217,11 +217,11 @@ class DifferentialFindingsTest {
         try (WalFile f = WalFile.open(p, ro.maxRecLen())) {
             Replayer s = Replay.run(f, ro, Replayer.Options.defaults(), new Replayer.Listener() {
                 @Override
-                public void keptBreak(dev.walkit.format.Finding x) {
-                    told.add(x.kind().label() + "@" + x.offset());
+                public void keptBreak(dev.walkit.format.Finding x, byte[] key) {
+                    told.add(x.kind().label() + "@" + x.offset() + " " + new String(key, StandardCharsets.UTF_8));
                 }
             }).state();
-            assertEquals(List.of("version-create-revision-mismatch@" + b.offset(1), "delete-of-absent-key@" + b.offset(3)), told);
+            assertEquals(List.of("version-create-revision-mismatch@" + b.offset(1) + " /a", "delete-of-absent-key@" + b.offset(3) + " /c"), told);
             assertEquals(2, s.keptBreaks());
             assertEquals(b.offset(1), s.firstKeptBreak().offset());
         }
