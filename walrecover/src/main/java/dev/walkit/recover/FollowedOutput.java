@@ -14,22 +14,22 @@ import java.util.concurrent.CompletableFuture;
  */
 final class FollowedOutput {
     private final WriteProgress progress = new WriteProgress();
-    private final CompletableFuture<String> sha256;
+    private final CompletableFuture<String> checksum;
     private final CompletableFuture<TrailingVerify.ReadBack> readBack;
     private final CompletableFuture<Void> sync;
 
-    FollowedOutput(Path file) {
-        this(file, TrailingSync.STEP);
+    FollowedOutput(Path file, OutputChecksum checksum) {
+        this(file, TrailingSync.STEP, checksum);
     }
 
     /** With the data forced to disk each {@code syncStep} bytes written. */
-    FollowedOutput(Path file, long syncStep) {
-        readBack = Background.start("walrecover-read-back", () -> TrailingVerify.run(file, progress));
+    FollowedOutput(Path file, long syncStep, OutputChecksum checksum) {
+        readBack = Background.start("walrecover-read-back", () -> TrailingVerify.run(file, progress, checksum));
         // On a thread of its own, not a stage run by whichever thread completes the read-back: if that were
         // this one (a read-back done before this line), it would wait here for bytes it is to write.
-        sha256 = Background.start("walrecover-sha256", () -> {
-            String hashed = readBack.join().sha256();
-            return hashed != null ? hashed : TrailingSha256.run(file, progress);
+        this.checksum = Background.start("walrecover-checksum", () -> {
+            String hashed = readBack.join().checksum();
+            return hashed != null ? hashed : TrailingChecksum.run(file, progress, checksum);
         });
         sync = Background.start("walrecover-fsync", () -> TrailingSync.run(file, progress, syncStep));
     }
@@ -50,8 +50,8 @@ final class FollowedOutput {
     }
 
     /** The SHA-256 of the closed file. */
-    String sha256() throws IOException {
-        return Background.join(sha256, "the output's SHA-256");
+    String checksum() throws IOException {
+        return Background.join(checksum, "the output's checksum");
     }
 
     /** The state digest the closed file replays to, or null when the light replay did not take it. */
@@ -61,7 +61,7 @@ final class FollowedOutput {
 
     /** Whether the read-back hashed the file as it read it (else {@link #sha256} read it again). */
     boolean hashedByReadBack() throws IOException {
-        return Background.join(readBack, "the read-back of the output").sha256() != null;
+        return Background.join(readBack, "the read-back of the output").checksum() != null;
     }
 
     /** Waits until the closed file is fsynced. */

@@ -45,7 +45,7 @@ final class JsonPrinter implements RecoveryPrinter {
             }
             j.endArray();
             j.name("output").beginObject().field("path", r.output() == null ? null : r.output().toString()).field("bytes", r.outputBytes())
-                    .field("sha256", r.outputSha256()).endObject();
+                    .field("checksum_algorithm", o.checksum().label()).field("checksum", r.outputChecksum()).endObject();
         }
         return j.endObject().toString();
     }

@@ -102,7 +102,7 @@ public final class Recovery {
                     if (!o.compact()) checkSpace(outDir, in.size(), "the input's size: the history form is at most that");
                     temp = AtomicOutput.tempIn(outDir, Wal.WAL_FILE);
                     if (!o.compact()) {
-                        history = new HistoryWriter(temp, in, sniffed == WalFormat.V1);
+                        history = new HistoryWriter(temp, in, sniffed == WalFormat.V1, o.checksum());
                     }
                 }
                 Plan plan = new Plan(r, history);
@@ -166,7 +166,7 @@ public final class Recovery {
                 if (history != null) {
                     written = history.close();
                 } else {
-                    written = writeSnapshot(temp, in, s);
+                    written = writeSnapshot(temp, in, s, o.checksum());
                     r.compactRevision = s.revision();
                 }
                 Timing.mark("close");
@@ -191,7 +191,7 @@ public final class Recovery {
                 Timing.mark("leases written");
                 if (Files.exists(target)) AtomicOutput.keepAsBroken(target, now);
                 // The hash of the file as the read-back read it (TrailingVerify), which checked every record's CRC.
-                r.outputSha256 = written.sha256();
+                r.outputChecksum = written.checksum();
                 r.outputBytes = Files.size(temp);
                 AtomicOutput.publish(temp, target);
                 Timing.mark("published");
@@ -403,9 +403,9 @@ public final class Recovery {
         private long runStart = -1;
         private long runEnd = -1;
 
-        HistoryWriter(Path temp, WalFile in, boolean v1) throws IOException {
+        HistoryWriter(Path temp, WalFile in, boolean v1, OutputChecksum checksum) throws IOException {
             this.out = WalWriter.create(temp);
-            this.followers = new FollowedOutput(temp);
+            this.followers = new FollowedOutput(temp, checksum);
             out.onFlush(followers::written);
             this.in = in;
             this.v1 = v1;
@@ -505,13 +505,13 @@ public final class Recovery {
     }
 
     /** Writes the snapshot form of the state (the followers fsync it, hash it, and finish reading it back). */
-    private static FollowedOutput writeSnapshot(Path temp, WalFile in, Replayer s) throws IOException {
+    private static FollowedOutput writeSnapshot(Path temp, WalFile in, Replayer s, OutputChecksum checksum) throws IOException {
         List<KeyState> live = s.keys().sortedLive();
         long need = RecordLayout.OVERHEAD + 64;
         for (KeyState k : live) need += RecordLayout.OVERHEAD + 64 + k.key().length + k.valueLength();
         checkSpace(temp.getParent(), need, "the snapshot of " + live.size() + " live keys");
         WalWriter w = WalWriter.create(temp);
-        FollowedOutput followers = new FollowedOutput(temp);
+        FollowedOutput followers = new FollowedOutput(temp, checksum);
         w.onFlush(followers::written);
         try {
             w.append(RecordEncoder.snapshotMarker(s.revision(), live.size()));

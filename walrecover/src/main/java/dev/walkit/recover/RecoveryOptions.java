@@ -18,9 +18,11 @@ import java.nio.file.Path;
  * @param leaseTtl   the conservative TTL of rebuilt leases, seconds
  * @param dryRun     write nothing; report and preview the loss
  * @param force      write into the input's directory or over an existing {@code out/wal} (kept as wal.broken.TS)
+ * @param allowEmpty write an empty WAL when no transaction survives (otherwise that is a refusal)
+ * @param checksum   the output's checksum in the report: crc32c (the default) or sha256
  */
 public record RecoveryOptions(Path input, Path out, RecoveryPolicy policy, long toRevision, Form form, CrcRange acceptCrc,
-                              long leaseTtl, boolean dryRun, boolean force, boolean allowEmpty) {
+                              long leaseTtl, boolean dryRun, boolean force, boolean allowEmpty, OutputChecksum checksum) {
 
     /** The output's form. */
     public enum Form {

@@ -21,7 +21,7 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
                              long keptTransactions, long keptRecords, long droppedTransactions, List<Dropped> dropped,
                              List<DamageSpan> damage, List<Finding> findings, List<Loss> loss, long finalRevision,
                              long compactRevision, long liveKeys, LeaseMetadata leases, String stateDigest, Path output,
-                             long outputBytes, String outputSha256, String refused, String form, String formWhy,
+                             long outputBytes, String outputChecksum, String refused, String form, String formWhy,
                              List<String> leftoversRemoved) {
     /** A transaction left out, with where it was and why. */
     public record Dropped(long offset, long revision, int records, String why) {
@@ -62,7 +62,7 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
         String stateDigest;
         Path output;
         long outputBytes;
-        String outputSha256;
+        String outputChecksum;
         String refused;
         String form;
         String formWhy;
@@ -71,7 +71,7 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
         RecoveryReport done() {
             return new RecoveryReport(options, input, format, inputBytes, inputRecords, keptTransactions, keptRecords,
                     droppedTransactions, dropped, damage, findings, loss, finalRevision, compactRevision, liveKeys, leases,
-                    stateDigest, output, outputBytes, outputSha256, refused, form, formWhy, leftoversRemoved);
+                    stateDigest, output, outputBytes, outputChecksum, refused, form, formWhy, leftoversRemoved);
         }
     }
 }

@@ -45,7 +45,7 @@ final class SimplePrinter implements RecoveryPrinter {
             }
             out.printf("dry run: would write %s/wal (%s form), state digest %s%n", o.out() == null ? "DIR" : o.out(), r.form(), r.stateDigest());
         } else {
-            out.printf("wrote %s (%,d bytes, sha256 %s) and %s, verified%n", r.output(), r.outputBytes(), r.outputSha256(),
+            out.printf("wrote %s (%,d bytes, %s %s) and %s, verified%n", r.output(), r.outputBytes(), o.checksum().label(), r.outputChecksum(),
                     r.output().resolveSibling(Recovery.LEASES_FILE));
         }
     }

@@ -19,7 +19,7 @@ final class TablePrinter implements RecoveryPrinter {
         else {
             facts.row("final revision", r.finalRevision()).row("compact revision", r.compactRevision()).row("live keys", r.liveKeys())
                     .row("leases", r.leases().keysByLease().size()).row("next lease id", r.leases().nextLeaseId()).row("state digest", r.stateDigest());
-            if (!o.dryRun()) facts.row("output", r.output()).row("output bytes", r.outputBytes()).row("output sha256", r.outputSha256());
+            if (!o.dryRun()) facts.row("output", r.output()).row("output bytes", r.outputBytes()).row("output " + o.checksum().label(), r.outputChecksum());
         }
         facts.print(out);
         Table damage = new Table("damage", "offset", "length");

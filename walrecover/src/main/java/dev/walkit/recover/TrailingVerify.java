@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.concurrent.CancellationException;
 
@@ -34,16 +33,16 @@ final class TrailingVerify {
      *
      * @param stateDigest the state digest of what the file holds, or null when the light replay did not take it
      *                    (damage, an incomplete transaction, ...): the caller then replays the file in full to say why
-     * @param sha256      the SHA-256 of the file, or null when the read-back stopped before its end
+     * @param checksum    the checksum of the file, or null when the read-back stopped before its end
      */
-    record ReadBack(String stateDigest, String sha256) {
+    record ReadBack(String stateDigest, String checksum) {
     }
 
     /** Reads {@code path} behind its writer until the writer closes it. */
-    static ReadBack run(Path path, WriteProgress progress) {
+    static ReadBack run(Path path, WriteProgress progress, OutputChecksum checksum) {
         ReaderOptions ro = ReaderOptions.defaults();
         try (WalFile file = WalFile.follow(path, ro.maxRecLen())) {
-            file.digestAsRead(MessageDigest.getInstance("SHA-256"));
+            file.digestAsRead(checksum.newDigest());
             WalReader reader = new WalReader(file, ro);
             CleanReplay replay = CleanReplay.forDigest();
             for (long size; (size = progress.awaitBeyond(file.size())) >= 0; ) {
@@ -55,8 +54,6 @@ final class TrailingVerify {
             return new ReadBack(stateDigest, all == null ? null : HexFormat.of().formatHex(all.digest()));
         } catch (IOException e) {
             throw new UncheckedIOException(new IOException(path + ": read back failed: " + e.getMessage(), e));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 

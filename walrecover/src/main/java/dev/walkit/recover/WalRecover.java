@@ -72,6 +72,10 @@ public final class WalRecover implements Callable<Integer> {
     @Option(names = "--force", description = "Write into the input's own directory or over an existing DIR/wal; the old file is kept as wal.broken.<timestamp>.")
     boolean force;
 
+    @Option(names = "--checksum", paramLabel = "crc32c|sha256", defaultValue = "crc32c", converter = ChecksumConverter.class,
+            description = "The output's checksum in the report (default: ${DEFAULT-VALUE}), as PostgreSQL's backup manifests give it.")
+    OutputChecksum checksum;
+
     @Option(names = "--allow-empty", description = "When no complete transaction survives, write an empty WAL (without it, that is a refusal, exit 3).")
     boolean allowEmpty;
 
@@ -90,6 +94,13 @@ public final class WalRecover implements Callable<Integer> {
     /** The configured command line (what main runs, and what the build renders help and man pages from). */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
         return Cli.commandLine(new WalRecover(), out, err);
+    }
+
+    static final class ChecksumConverter extends dev.walkit.cli.Converter<OutputChecksum> {
+        @Override
+        protected OutputChecksum parse(String s) {
+            return OutputChecksum.fromLabel(s);
+        }
     }
 
     static final class FormConverter extends dev.walkit.cli.Converter<RecoveryOptions.Form> {
@@ -123,7 +134,7 @@ public final class WalRecover implements Callable<Integer> {
             return ExitCode.USAGE.code();
         }
         RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision,
-                compact ? RecoveryOptions.Form.SNAPSHOT : form, acceptCrc, leaseTtl, dryRun, force, allowEmpty);
+                compact ? RecoveryOptions.Form.SNAPSHOT : form, acceptCrc, leaseTtl, dryRun, force, allowEmpty, checksum);
         if (writeOut.check("walrecover", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
         String invalid = o.validate();
         if (invalid == null && report != null) invalid = reportPathProblem(report);

@@ -79,11 +79,11 @@ class FollowedOutputTest {
     void whatFollowsTheFileIsWhatReadingItAfterwardsGives() throws Exception {
         Log log = log();
         Path p = Files.createFile(dir.resolve("out"));
-        FollowedOutput out = new FollowedOutput(p, 1 << 20);
+        FollowedOutput out = new FollowedOutput(p, 1 << 20, OutputChecksum.SHA256);
         write(p, log.bytes(), log.ends(), out);
         assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
             assertEquals(log.digest(), out.stateDigest());
-            assertEquals(sha256(log.bytes()), out.sha256());
+            assertEquals(sha256(log.bytes()), out.checksum());
             assertTrue(out.hashedByReadBack(), "one read of the file: the read-back's");
             out.synced();
         });
@@ -95,13 +95,13 @@ class FollowedOutputTest {
         byte[] damaged = log.bytes().clone();
         damaged[(int) (long) log.ends().get(log.ends().size() / 2) + 20] ^= 0x40;  // inside a record mid-file
         Path p = Files.createFile(dir.resolve("out"));
-        FollowedOutput out = new FollowedOutput(p, 1 << 20);
+        FollowedOutput out = new FollowedOutput(p, 1 << 20, OutputChecksum.SHA256);
         write(p, damaged, log.ends(), out);
         assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
             assertNull(out.stateDigest());
             // The read-back stopped at the damage: the hash is a read of its own, of the whole file.
             assertFalse(out.hashedByReadBack());
-            assertEquals(sha256(damaged), out.sha256());
+            assertEquals(sha256(damaged), out.checksum());
         });
     }
 
@@ -112,12 +112,12 @@ class FollowedOutputTest {
     @Test
     void anAbandonedFileStopsItsFollowers() throws Exception {
         Path p = Files.write(dir.resolve("out"), new byte[1 << 20]);
-        FollowedOutput out = new FollowedOutput(p, 1 << 20);
+        FollowedOutput out = new FollowedOutput(p, 1 << 20, OutputChecksum.SHA256);
         out.written(1 << 19);
         out.cancel();
         assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
             assertThrows(CancellationException.class, out::stateDigest);
-            assertThrows(CancellationException.class, out::sha256);
+            assertThrows(CancellationException.class, out::checksum);
             assertThrows(CancellationException.class, out::synced);
         });
     }

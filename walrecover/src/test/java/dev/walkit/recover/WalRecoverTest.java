@@ -184,7 +184,8 @@ class WalRecoverTest {
         long upTo = policy.equals("point-in-time") ? lostRev - 1 : Long.MAX_VALUE; // inserted garbage too: everything after the first damage goes
         assertSameState(expected(lost, upTo), replayClean(out.resolve("wal")));
         JsonNode rep = new ObjectMapper().readTree(dir.resolve("report.json").toFile());
-        assertEquals(sha256(out.resolve("wal")), rep.get("output").get("sha256").asText());
+        assertEquals("crc32c", rep.get("output").get("checksum_algorithm").asText());
+        assertEquals(crc32c(out.resolve("wal")), rep.get("output").get("checksum").asText());
         assertEquals(policy, rep.get("policy").asText());
         assertTrue(Files.exists(out.resolve("leases.json")));
     }
@@ -452,6 +453,27 @@ class WalRecoverTest {
 
     static byte[] b(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** CRC-32C of a file as the report gives it: eight hex digits. */
+    static String crc32c(Path p) throws Exception {
+        java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        c.update(Files.readAllBytes(p));
+        return String.format("%08x", c.getValue());
+    }
+
+    @Test
+    void checksumSha256IsGivenOnRequest() throws Exception {
+        Path in = Files.write(dir.resolve("in.wal"), clean);
+        Path out = dir.resolve("out-sha");
+        Run r = run("--checksum", "sha256", "-w", "json", "--out", out.toString(), in.toString());
+        assertEquals(0, r.exit(), r.err());
+        JsonNode j = new ObjectMapper().readTree(r.out());
+        assertEquals("sha256", j.get("output").get("checksum_algorithm").asText());
+        assertEquals(sha256(out.resolve("wal")), j.get("output").get("checksum").asText());
+        Run text = run("--out", dir.resolve("out-crc").toString(), in.toString());
+        assertTrue(text.out().contains("bytes, crc32c " + crc32c(dir.resolve("out-crc/wal")) + ") and "), text.out());
+        assertEquals(2, run("--checksum", "md5", "--out", dir.resolve("x").toString(), in.toString()).exit());
     }
 
     static String sha256(Path p) throws Exception {

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The hash read behind a writer is the hash of the whole file, however the writes are cut. */
-class TrailingSha256Test {
+class TrailingChecksumTest {
     @TempDir
     Path dir;
 
@@ -28,7 +28,7 @@ class TrailingSha256Test {
         long size = 0;
         try (OutputStream out = Files.newOutputStream(f)) {
             WriteProgress progress = new WriteProgress();
-            CompletableFuture<String> hash = Background.start("test-sha256", () -> TrailingSha256.run(f, progress));
+            CompletableFuture<String> hash = Background.start("test-sha256", () -> TrailingChecksum.run(f, progress, OutputChecksum.SHA256));
             Random r = new Random(8);
             while (size < all.length) {
                 int n = (int) Math.min(all.length - size, 1 + r.nextInt(700_000));
@@ -46,7 +46,7 @@ class TrailingSha256Test {
     void anAbandonedFileIsNotHashed() throws Exception {
         Path f = Files.write(dir.resolve("out"), new byte[1 << 20]);
         WriteProgress progress = new WriteProgress();
-        CompletableFuture<String> hash = Background.start("test-sha256", () -> TrailingSha256.run(f, progress));
+        CompletableFuture<String> hash = Background.start("test-sha256", () -> TrailingChecksum.run(f, progress, OutputChecksum.SHA256));
         progress.written(1 << 20);
         progress.cancel();
         assertThrows(java.util.concurrent.CancellationException.class, () -> Background.join(hash, "the hash"));

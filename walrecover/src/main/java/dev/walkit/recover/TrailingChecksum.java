@@ -6,24 +6,23 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.concurrent.CancellationException;
 
 /**
- * The SHA-256 of a file as it is written, by a read of its own: reads it back (from the page cache) behind
+ * The checksum ({@link OutputChecksum}) of a file as it is written, by a read of its own: reads it back (from the page cache) behind
  * the writer, up to what the writer has written ({@link WriteProgress}). It is the hash of the bytes in the
  * file, not of a buffer. {@link FollowedOutput} uses it only when the read-back ({@link TrailingVerify}),
  * which hashes the file as it reads it, stopped short.
  */
-final class TrailingSha256 {
-    private TrailingSha256() {
+final class TrailingChecksum {
+    private TrailingChecksum() {
     }
 
     /** Reads {@code file} behind its writer until the writer closes it; returns the hash of all of it. */
-    static String run(Path file, WriteProgress progress) {
+    static String run(Path file, WriteProgress progress, OutputChecksum checksum) {
         try (InputStream in = Files.newInputStream(file)) {
-            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            MessageDigest md = checksum.newDigest();
             byte[] buf = new byte[1 << 20];
             long pos = 0;
             for (long size; (size = progress.awaitBeyond(pos)) >= 0; ) {
@@ -38,8 +37,6 @@ final class TrailingSha256 {
             return HexFormat.of().formatHex(md.digest());
         } catch (IOException e) {
             throw new UncheckedIOException(new IOException(file + ": read back failed: " + e.getMessage(), e));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 }
