@@ -33,6 +33,15 @@ public enum ExitCode {
         return meaning;
     }
 
+    /** The exit code of a log's verdict ({@link dev.walkit.format.Assessment}): walverify's and waldoctor diagnose's. */
+    public static ExitCode of(dev.walkit.format.Assessment.Verdict v) {
+        return switch (v) {
+            case HEALTHY -> OK;
+            case TORN_TAIL -> TAIL_ONLY;
+            case DAMAGED, RULES_BROKEN -> DAMAGE;
+        };
+    }
+
     /** The table for picocli's exit-code list: code to meaning, in order. */
     public static java.util.Map<String, String> helpLines() {
         java.util.Map<String, String> out = new java.util.LinkedHashMap<>();

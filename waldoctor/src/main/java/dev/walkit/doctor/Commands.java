@@ -1,5 +1,6 @@
 package dev.walkit.doctor;
 
+import dev.walkit.cli.Revision;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.Flags;
@@ -140,10 +141,6 @@ public final class Commands {
     static ShellCommand.Outcome error(PrintWriter out, String msg) {
         out.println("error: " + msg);
         return ShellCommand.Outcome.ERROR;
-    }
-
-    private static String rev(long r) {
-        return r < 0 ? "-" : Long.toString(r);
     }
 
     /** The revision to read at: --rev, else the view's; an error when below the compact revision. */
@@ -386,10 +383,10 @@ public final class Commands {
         for (DamageLocator.Located l : ctx.index.damage()) {
             DamageSpan d = l.span();
             out.printf("%s at offset %d, %d bytes (between revisions %s and %s): %s%n  %s%n", d.kind().label(), d.offset(), d.length(),
-                    rev(l.revisionBefore()), rev(l.revisionAfter()), d.describe(), Meaning.of(d.kind()));
+                    Revision.text(l.revisionBefore()), Revision.text(l.revisionAfter()), d.describe(), Meaning.of(d.kind()));
         }
         for (Finding f : ctx.index.state().findings()) {
-            out.printf("%s at offset %d (revision %s): %s%n", f.kind().label(), f.offset(), rev(f.revision()), f.detail());
+            out.printf("%s at offset %d (revision %s): %s%n", f.kind().label(), f.offset(), Revision.text(f.revision()), f.detail());
         }
         if (ctx.index.damage().isEmpty() && ctx.index.state().findings().isEmpty()) out.println("no damage, no finding");
         return ShellCommand.Outcome.OK;

@@ -25,7 +25,8 @@ import java.util.TreeMap;
  */
 public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> largest, List<Long> writesPerTenth,
                         List<DamageLocator.Located> damage, List<Finding> findings, List<LogIndex.Dropped> dropped,
-                        List<String> uncertainKeys, List<Signature> signatures, List<String> next, ExitCode exit) {
+                        List<String> uncertainKeys, List<Signature> signatures, List<String> next,
+                        Assessment.Verdict verdict) {
     public static final String SCHEMA = "walkit.waldoctor.diagnose/v1";
 
     /** What the log is: its file and what replay made of it. */
@@ -58,13 +59,9 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
     }
 
     public ExitCode exitCode() {
-        return exit;
+        return ExitCode.of(verdict);
     }
 
-    /** The verdict in words: healthy, torn-tail or damaged. */
-    public String verdict() {
-        return exit == ExitCode.OK ? "healthy" : exit == ExitCode.TAIL_ONLY ? "torn-tail" : "damaged";
-    }
 
     /** Diagnoses the log {@code x} holds. */
     public static Diagnosis of(LogIndex x) {
@@ -80,7 +77,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         final List<Signature> signatures = new ArrayList<>();
         final Set<String> uncertainKeys = new LinkedHashSet<>();
         final List<String> next = new ArrayList<>();
-        final ExitCode exit;
+        final Assessment.Verdict verdict;
         final dev.walkit.format.replay.LeaseMetadata leases;
 
         Builder(LogIndex x) {
@@ -109,12 +106,8 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             live.stream().sorted(Comparator.comparingInt(KeyState::valueLength).reversed()).limit(5).forEach(largest::add);
             for (LogIndex.Dropped d : x.dropped()) uncertainKeys.addAll(d.keys());
             recognise();
-            Assessment.Verdict verdict = Assessment.of(x.damage().stream().map(DamageLocator.Located::span).toList(), s.findings(),
-                    x.file().size()).verdict();
-            boolean healthy = verdict == Assessment.Verdict.HEALTHY;
-            boolean tailOnly = verdict == Assessment.Verdict.TORN_TAIL;
-            exit = healthy ? ExitCode.OK : tailOnly ? ExitCode.TAIL_ONLY : ExitCode.DAMAGE;
-            recommend(healthy, tailOnly);
+            verdict = Assessment.of(x.damage().stream().map(DamageLocator.Located::span).toList(), s.findings(), x.file().size()).verdict();
+            recommend(verdict == Assessment.Verdict.HEALTHY, verdict == Assessment.Verdict.TORN_TAIL);
         }
 
         Diagnosis build() {
@@ -125,7 +118,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             List<Largest> big = largest.stream().map(k -> new Largest(new String(k.key(), StandardCharsets.UTF_8), k.valueLength())).toList();
             List<Long> tenths = java.util.Arrays.stream(writesPerDecile).boxed().toList();
             return new Diagnosis(facts, resources, big, tenths, x.damage(), s.findings(), x.dropped(), new ArrayList<>(uncertainKeys),
-                    signatures, next, exit);
+                    signatures, next, verdict);
         }
 
         private void recognise() {

@@ -51,6 +51,6 @@ final class DiagnosisJson implements DiagnosisPrinter {
         j.endArray().name("next").beginArray();
         d.next().forEach(j::value);
         j.endArray();
-        return j.field("verdict", d.verdict()).field("exit_code", d.exitCode().code()).endObject().toString();
+        return j.field("verdict", d.verdict().label()).field("exit_code", d.exitCode().code()).endObject().toString();
     }
 }

@@ -16,13 +16,13 @@ interface DiagnosisPrinter {
         };
     }
 
-    /** A revision, or "-" for none. */
-    static String rev(long r) {
-        return r < 0 ? "-" : Long.toString(r);
-    }
-
-    /** A revision, or null (an empty cell) for none. */
-    static Long opt(long v) {
-        return v < 0 ? null : v;
+    /** The last line of the text and table forms: the verdict and the exit code. */
+    static String verdictLine(Diagnosis d) {
+        String words = switch (d.verdict()) {
+            case HEALTHY -> "healthy";
+            case TORN_TAIL -> "torn tail only";
+            case DAMAGED, RULES_BROKEN -> "damaged";
+        };
+        return "verdict: " + words + " (exit " + d.exitCode().code() + ")";
     }
 }

@@ -1,6 +1,6 @@
 package dev.walkit.doctor;
 
-import dev.walkit.cli.ExitCode;
+import dev.walkit.cli.Revision;
 import dev.walkit.cli.Table;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
@@ -8,7 +8,6 @@ import dev.walkit.format.replay.DamageLocator;
 
 import java.io.PrintWriter;
 
-import static dev.walkit.doctor.DiagnosisPrinter.opt;
 
 /** {@code -w table}: the same sections as the text, each a table. */
 final class DiagnosisTable implements DiagnosisPrinter {
@@ -16,7 +15,7 @@ final class DiagnosisTable implements DiagnosisPrinter {
     public void print(PrintWriter out, Diagnosis d) {
         Diagnosis.Facts f = d.facts();
         new Table("field", "value").row("path", f.path()).row("format", f.format()).row("bytes", f.bytes())
-                .row("records", f.records()).row("transactions", f.transactions()).row("first revision", opt(f.firstRevision()))
+                .row("records", f.records()).row("transactions", f.transactions()).row("first revision", Revision.cell(f.firstRevision()))
                 .row("revision", f.revision()).row("compact revision", f.compactRevision()).row("live keys", f.liveKeys())
                 .row("tombstones", f.tombstones()).row("leases", f.leases()).row("next lease id", f.nextLeaseId())
                 .print(out);
@@ -26,9 +25,9 @@ final class DiagnosisTable implements DiagnosisPrinter {
         Table findings = new Table("finding", "offset", "length", "rev before", "rev after", "detail");
         for (DamageLocator.Located l : d.damage()) {
             DamageSpan s = l.span();
-            findings.row(s.kind().label(), s.offset(), s.length(), opt(l.revisionBefore()), opt(l.revisionAfter()), s.describe());
+            findings.row(s.kind().label(), s.offset(), s.length(), Revision.cell(l.revisionBefore()), Revision.cell(l.revisionAfter()), s.describe());
         }
-        for (Finding x : d.findings()) findings.row(x.kind().label(), x.offset(), x.length(), opt(x.revision()), null, x.detail());
+        for (Finding x : d.findings()) findings.row(x.kind().label(), x.offset(), x.length(), Revision.cell(x.revision()), null, x.detail());
         if (!findings.isEmpty()) findings.print(out);
         Table sig = new Table("signature", "explanation");
         for (Diagnosis.Signature g : d.signatures()) sig.row(g.name(), g.explanation());
@@ -36,7 +35,6 @@ final class DiagnosisTable implements DiagnosisPrinter {
         Table next = new Table("next");
         for (String n : d.next()) next.row(n);
         if (!next.isEmpty()) next.print(out);
-        ExitCode exit = d.exitCode();
-        out.printf("verdict: %s (exit %d)%n", exit == ExitCode.OK ? "healthy" : exit == ExitCode.TAIL_ONLY ? "torn tail only" : "damaged", exit.code());
+        out.println(DiagnosisPrinter.verdictLine(d));
     }
 }

@@ -1,6 +1,6 @@
 package dev.walkit.doctor;
 
-import dev.walkit.cli.ExitCode;
+import dev.walkit.cli.Revision;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.Meaning;
@@ -8,7 +8,6 @@ import dev.walkit.format.replay.DamageLocator;
 
 import java.io.PrintWriter;
 
-import static dev.walkit.doctor.DiagnosisPrinter.rev;
 
 /** {@code -w simple}: the report in sections, ending with the next command(s) and the verdict. */
 final class DiagnosisText implements DiagnosisPrinter {
@@ -19,7 +18,7 @@ final class DiagnosisText implements DiagnosisPrinter {
         out.printf("  %s: WAL format %s, %,d bytes, %,d valid records, %,d transactions applied%n", f.path(), f.format(), f.bytes(),
                 f.records(), f.transactions());
         out.printf("  revisions %s..%d, compact revision %d; %,d live keys, %,d tombstones, %,d leases (next lease ID %d)%n",
-                rev(f.firstRevision()), f.revision(), f.compactRevision(), f.liveKeys(), f.tombstones(), f.leases(), f.nextLeaseId());
+                Revision.text(f.firstRevision()), f.revision(), f.compactRevision(), f.liveKeys(), f.tombstones(), f.leases(), f.nextLeaseId());
         out.printf("  writes by tenth of the revision range: %s%n", d.writesPerTenth());
         out.printf("== key space by resource%n");
         out.printf("  %-32s %10s %12s %10s%n", "resource", "live keys", "live bytes", "writes");
@@ -32,11 +31,11 @@ final class DiagnosisText implements DiagnosisPrinter {
             DamageSpan s = l.span();
             long lost = l.revisionBefore() >= 0 && l.revisionAfter() >= 0 ? Math.max(0, l.revisionAfter() - l.revisionBefore() - 1) : -1;
             out.printf("  %s at offset %,d, %,d bytes, between revisions %s and %s%s%n    %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
-                    rev(l.revisionBefore()), rev(l.revisionAfter()), lost > 0 ? " (" + lost + " revision(s) missing)" : "", s.describe(),
+                    Revision.text(l.revisionBefore()), Revision.text(l.revisionAfter()), lost > 0 ? " (" + lost + " revision(s) missing)" : "", s.describe(),
                     Meaning.of(s.kind()));
         }
         for (Finding x : d.findings()) {
-            out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", x.kind().label(), x.offset(), rev(x.revision()), x.detail(), Meaning.of(x.kind()));
+            out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", x.kind().label(), x.offset(), Revision.text(x.revision()), x.detail(), Meaning.of(x.kind()));
         }
         if (!d.dropped().isEmpty()) {
             out.printf("== what it costs%n  %d transaction(s) dropped; keys whose latest state is uncertain:%n", d.dropped().size());
@@ -49,7 +48,6 @@ final class DiagnosisText implements DiagnosisPrinter {
         }
         out.printf("== next%n");
         for (String n : d.next()) out.printf("  %s%n", n);
-        ExitCode exit = d.exitCode();
-        out.printf("verdict: %s (exit %d)%n", exit == ExitCode.OK ? "healthy" : exit == ExitCode.TAIL_ONLY ? "torn tail only" : "damaged", exit.code());
+        out.println(DiagnosisPrinter.verdictLine(d));
     }
 }

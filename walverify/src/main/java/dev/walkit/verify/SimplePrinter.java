@@ -1,5 +1,6 @@
 package dev.walkit.verify;
 
+import dev.walkit.cli.Revision;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
@@ -13,18 +14,18 @@ final class SimplePrinter implements VerifyPrinter {
     @Override
     public void print(PrintWriter out, VerifyReport r, ExitCode code) {
         out.printf("%s: WAL format %s, %,d bytes, level %s%n", r.path(), r.format().label(), r.bytes(), r.level().name().toLowerCase(java.util.Locale.ROOT));
-        out.printf("  records %,d, transactions %,d, revisions %s..%s%s%n", r.records(), r.transactions(), VerifyPrinter.rev(r.firstRevision()),
-                VerifyPrinter.rev(r.lastRevision()), r.compactRevision() >= 0 ? ", compact revision " + r.compactRevision() : "");
+        out.printf("  records %,d, transactions %,d, revisions %s..%s%s%n", r.records(), r.transactions(), Revision.text(r.firstRevision()),
+                Revision.text(r.lastRevision()), r.compactRevision() >= 0 ? ", compact revision " + r.compactRevision() : "");
         if (r.liveKeys() >= 0) out.printf("  live keys %,d, tombstones %,d%n", r.liveKeys(), r.tombstones());
         if (r.leftoverCompaction() != null) out.printf("  note: leftover compaction %s: %s%n", r.leftoverCompaction(), Meaning.of(dev.walkit.format.DamageKind.LEFTOVER_COMPACTION));
         if (r.grewTo() >= 0) out.println(grewNote(r));
         for (DamageLocator.Located d : r.damage()) {
             DamageSpan s = d.span();
             out.printf("  %s at offset %,d, %,d bytes (between revisions %s and %s): %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
-                    VerifyPrinter.rev(d.revisionBefore()), VerifyPrinter.rev(d.revisionAfter()), s.describe(), Meaning.of(s.kind()));
+                    Revision.text(d.revisionBefore()), Revision.text(d.revisionAfter()), s.describe(), Meaning.of(s.kind()));
         }
         for (Finding f : r.findings()) {
-            out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", f.kind().label(), f.offset(), VerifyPrinter.rev(f.revision()), f.detail(), Meaning.of(f.kind()));
+            out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", f.kind().label(), f.offset(), Revision.text(f.revision()), f.detail(), Meaning.of(f.kind()));
         }
         String verdict = switch (code) {
             case OK -> "healthy";

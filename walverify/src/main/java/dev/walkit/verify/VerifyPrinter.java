@@ -16,14 +16,4 @@ interface VerifyPrinter {
             case TABLE -> new TablePrinter();
         };
     }
-
-    /** A revision, or "-" for none. */
-    static String rev(long r) {
-        return r < 0 ? "-" : Long.toString(r);
-    }
-
-    /** A count or revision, or null (an empty cell, JSON null) for none. */
-    static Long opt(long v) {
-        return v < 0 ? null : v;
-    }
 }

@@ -125,6 +125,6 @@ public final class WalVerify implements Callable<Integer> {
     }
 
     static ExitCode exitCode(VerifyReport r) {
-        return r.healthy() ? ExitCode.OK : r.tailOnly() ? ExitCode.TAIL_ONLY : ExitCode.DAMAGE;
+        return ExitCode.of(r.assessment().verdict());
     }
 }
