@@ -115,26 +115,14 @@ public final class Recovery {
                 r.format = res.format();
                 r.inputRecords = res.records();
                 plan.finish(s);
+                // (No valid record read at all, as under the crc range bug: decide says why, not this.)
+                if (o.toRevision() != Long.MAX_VALUE && plan.lastRevisionRead >= 0 && o.toRevision() > plan.lastRevisionRead) {
+                    throw new Refused("--to-revision " + o.toRevision() + " is past the last revision in the log, "
+                            + plan.lastRevisionRead + ": nothing to stop at", true);
+                }
                 String refusal = decide(o, r, s);
                 if (refusal != null) {
                     r.refused = refusal;
-                    if (history != null) history.abandon();
-                    return r.done();
-                }
-                if (o.toRevision() != Long.MAX_VALUE && o.toRevision() > plan.lastRevisionRead) {
-                    throw new Refused("--to-revision " + o.toRevision() + " is past the last revision in the log, "
-                            + plan.lastRevisionRead + (plan.lastRevisionRead < 0 ? " (no valid record)" : "") + ": nothing to stop at", true);
-                }
-                if (s.prefixRevision() > 0 && o.toRevision() < s.prefixRevision()) {
-                    // Whatever is damaged: with the snapshot marker lost, its records still stand for the compact revision.
-                    r.refused = "--to-revision " + o.toRevision() + " is below the " + (s.compactRevision() > 0 ? "compact revision "
-                            : "revision of the snapshot prefix (its marker lost) ") + s.prefixRevision() + ": history before it is gone (compacted)";
-                    if (history != null) history.abandon();
-                    return r.done();
-                }
-                if (r.keptTransactions == 0 && !o.allowEmpty()) {
-                    r.refused = "nothing to recover: no complete transaction survived (" + r.damage.size() + " damaged span(s), "
-                            + r.droppedTransactions + " transaction(s) dropped); nothing written (--allow-empty writes an empty WAL)";
                     if (history != null) history.abandon();
                     return r.done();
                 }
@@ -210,8 +198,8 @@ public final class Recovery {
         }
     }
 
-    /** The temp files a walrecover leaves when it is killed: {@code .wal.tmp-PID-NANOS}, {@code .leases.json.tmp-PID-NANOS}. */
-    private static final java.util.regex.Pattern LEFTOVER = java.util.regex.Pattern.compile("\\.(wal|leases\\.json)\\.tmp-\\d+-\\d+");
+    /** The temp files a walrecover leaves when it is killed: {@code .wal.tmp-PID-NANOS}, {@code .leases.json.tmp-PID-NANOS} ({@link AtomicOutput#tempIn}). */
+    private static final java.util.regex.Pattern LEFTOVER = java.util.regex.Pattern.compile("\\.(wal|leases\\.json)\\.tmp-\\d+--?\\d+"); // System.nanoTime may be negative
 
     /** Under the lock: removes the temp files of earlier runs that did not finish (no run holds them), and says so. */
     private static void removeLeftovers(Path dir, RecoveryReport.Draft r) throws IOException {
@@ -273,16 +261,29 @@ public final class Recovery {
                 + f.offset() + (n > 1 ? ", and " + (n - 1) + " more" : "") + named + ")";
     }
 
-    /** The policy's verdict on what replay found, or null to go on. */
+    /**
+     * Why nothing is written of what replay found, or null to go on: the crc range bug (whatever the policy), the
+     * policy's refusal, a --to-revision below what a snapshot prefix stands for, or nothing left to write.
+     */
     private static String decide(RecoveryOptions o, RecoveryReport.Draft r, Replayer s) {
-        boolean crcBug = s.damage().stream().anyMatch(d -> d.kind() == DamageKind.CRC_RANGE_BUG);
-        if (crcBug) {
-            DamageSpan d = s.damage().stream().filter(x -> x.kind() == DamageKind.CRC_RANGE_BUG).findFirst().orElseThrow();
+        for (DamageSpan d : s.damage()) {
+            if (d.kind() != DamageKind.CRC_RANGE_BUG) continue;
             return "the crc range bug: " + d.records() + " record(s) at offset " + d.offset() + " have CRCs over the "
                     + d.crcRange().label() + " range; the data is intact. Rerun with --accept-crc " + d.crcRange().label()
                     + " (without it they would be dropped and the store would lose them)";
         }
-        return o.policy().refusal(s, r.inputBytes);
+        String policy = o.policy().refusal(s, r.inputBytes);
+        if (policy != null) return policy;
+        if (s.prefixRevision() > 0 && o.toRevision() < s.prefixRevision()) {
+            // Whatever is damaged: with the snapshot marker lost, its records still stand for their revisions.
+            return "--to-revision " + o.toRevision() + " is below the " + (s.compactRevision() > 0 ? "compact revision "
+                    : "revision of the snapshot prefix (its marker lost) ") + s.prefixRevision() + ": history before it is gone (compacted)";
+        }
+        if (r.keptTransactions == 0 && !o.allowEmpty()) {
+            return "nothing to recover: no complete transaction survived (" + r.damage.size() + " damaged span(s), "
+                    + r.droppedTransactions + " transaction(s) dropped); nothing written (--allow-empty writes an empty WAL)";
+        }
+        return null;
     }
 
     /** Collects the report while replay runs, and writes kept transactions when a writer is given. */

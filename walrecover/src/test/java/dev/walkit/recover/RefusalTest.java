@@ -120,6 +120,7 @@ class RefusalTest {
         Path out = Files.createDirectories(out());
         Files.write(out.resolve(".wal.tmp-123-456"), new byte[10]);
         Files.write(out.resolve(".leases.json.tmp-123-789"), new byte[3]);
+        Files.write(out.resolve(".wal.tmp-77--5"), new byte[1]); // System.nanoTime may be negative
         Files.writeString(out.resolve(".wal.tmp-notours"), "x");
         WalRecoverTest.Run r = WalRecoverTest.run("--out", out.toString(), input(LogBuilder.puts(5).bytes()).toString());
         assertEquals(0, r.exit(), r.out() + r.err());
@@ -127,6 +128,17 @@ class RefusalTest {
         assertTrue(r.out().contains("  removed .leases.json.tmp-123-789 (3 bytes)"), r.out());
         assertFalse(Files.exists(out.resolve(".wal.tmp-123-456")));
         assertFalse(Files.exists(out.resolve(".leases.json.tmp-123-789")));
+        assertFalse(Files.exists(out.resolve(".wal.tmp-77--5")));
         assertTrue(Files.exists(out.resolve(".wal.tmp-notours")), "a file that is not a walrecover temp file stays");
+    }
+
+    @Test
+    void aCrcRangeBugLogWithToRevisionIsRefusedForTheBugNotAsAUsageError() throws Exception {
+        // No record valid over the standard range: the last revision read is unknown, and the crc bug is the answer.
+        Path in = dev.walkit.format.Fixtures.path("vectors/small-crc-range-bug/wal");
+        WalRecoverTest.Run r = WalRecoverTest.run("--to-revision", "5", "--out", out().toString(), in.toString());
+        assertEquals(3, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains("the crc range bug"), r.err());
+        assertFalse(Files.exists(out()));
     }
 }
