@@ -83,12 +83,23 @@ final class Output {
         }
     }
 
-    static void offlineWal(PrintWriter out, OutputFormat f, java.nio.file.Path wal, long keys, long revision) {
+    static void offlineWal(PrintWriter out, OutputFormat f, java.nio.file.Path wal, OfflineWal.Written w, long revision) {
         switch (f) {
-            case JSON -> out.println(new Json().beginObject().field("schema", SCHEMA).field("type", "offline-wal").field("wal", wal.toString())
-                    .field("keys", keys).field("revision", revision).endObject());
-            case TABLE -> new Table("field", "value").row("wal", wal).row("keys", keys).row("revision", revision).print(out);
-            default -> out.printf("walmigrate: wrote %s: %,d key(s) at revision %d%n", wal, keys, revision);
+            case JSON -> {
+                Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "offline-wal").field("wal", wal.toString())
+                        .field("keys", w.keys()).field("revision", revision);
+                list(j, "cleaned_up", w.cleanedUp());
+                out.println(j.endObject());
+            }
+            case TABLE -> {
+                Table t = new Table("field", "value").row("wal", wal).row("keys", w.keys()).row("revision", revision);
+                for (String c : w.cleanedUp()) t.row("cleaned up", c);
+                t.print(out);
+            }
+            default -> {
+                for (String c : w.cleanedUp()) out.printf("walmigrate: %s%n", c);
+                out.printf("walmigrate: wrote %s: %,d key(s) at revision %d%n", wal, w.keys(), revision);
+            }
         }
         out.flush();
     }

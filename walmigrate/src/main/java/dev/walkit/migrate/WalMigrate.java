@@ -164,8 +164,8 @@ public final class WalMigrate implements Callable<Integer> {
                     return ExitCode.USAGE.code();
                 }
                 try (KeySource src = KineSource.open(sqlite)) {
-                    long n = OfflineWal.write(src, outWal);
-                    Output.offlineWal(spec.commandLine().getOut(), writeOut.format(), outWal.resolve("wal"), n, src.revision());
+                    OfflineWal.Written w = OfflineWal.write(src, outWal, java.time.Instant.now());
+                    Output.offlineWal(spec.commandLine().getOut(), writeOut.format(), outWal.resolve("wal"), w, src.revision());
                     return ExitCode.OK.code();
                 } catch (Exception e) {
                     return failed(spec.commandLine().getErr(), e);

@@ -30,8 +30,8 @@ final class JsonPrinter implements RecoveryPrinter {
         j.endArray().name("findings").beginArray();
         for (Finding f : r.findings()) j.beginObject().field("kind", f.kind().label()).field("offset", f.offset()).field("revision", f.revision()).field("detail", f.detail()).endObject();
         j.endArray();
-        j.name("leftovers_removed").beginArray();
-        r.leftoversRemoved().forEach(j::value);
+        j.name("cleaned_up").beginArray();
+        r.cleanedUp().forEach(j::value);
         j.endArray();
         j.name("refused").value(r.refused());
         if (r.refused() == null) {
@@ -45,7 +45,8 @@ final class JsonPrinter implements RecoveryPrinter {
             }
             j.endArray();
             j.name("output").beginObject().field("path", r.output() == null ? null : r.output().toString()).field("bytes", r.outputBytes())
-                    .field("checksum_algorithm", o.checksum().label()).field("checksum", r.outputChecksum()).endObject();
+                    .field("checksum_algorithm", o.checksum().label()).field("checksum", r.outputChecksum())
+                    .field("old_files_kept_as_suffix", r.keptAs()).endObject();
         }
         return j.endObject().toString();
     }

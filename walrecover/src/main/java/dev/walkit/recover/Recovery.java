@@ -17,6 +17,8 @@ import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.WalWriter;
+import dev.walkit.format.output.Durable;
+import dev.walkit.format.output.OutputDir;
 import dev.walkit.format.replay.KeyIndex;
 import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.LeaseMetadata;
@@ -30,6 +32,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -84,23 +87,20 @@ public final class Recovery {
             WalFormat sniffed = Wal.requireWal(in, ro.maxRecLen()).format();
             Path temp = null;
             HistoryWriter history = null;
-            OutputLock lock = null;
-            boolean createdDir = false;
+            OutputDir dir = null;
             try {
                 if (!o.dryRun()) {
-                    createdDir = !Files.exists(outDir);
-                    Files.createDirectories(outDir);
-                    String[] holder = new String[1];
-                    lock = OutputLock.tryAcquire(outDir, holder);
-                    if (lock == null) {
-                        throw new Refused("another walrecover (pid " + holder[0] + ") is writing into " + outDir
+                    try {
+                        dir = OutputDir.open(outDir);
+                    } catch (OutputDir.Busy b) {
+                        throw new Refused("another walrecover (pid " + b.holder() + ") is writing into " + outDir
                                 + ": wait for it to finish, or choose another --out", true);
                     }
+                    r.cleanedUp.addAll(dir.cleanedUp());
                     // Again under the lock: a run that finished meanwhile may have published DIR/wal.
                     checkTarget(input, outDir, target, o.force());
-                    removeLeftovers(outDir, r);
                     if (!o.compact()) checkSpace(outDir, in.size(), "the input's size: the history form is at most that");
-                    temp = AtomicOutput.tempIn(outDir, Wal.WAL_FILE);
+                    temp = dir.temp(Wal.WAL_FILE);
                     if (!o.compact()) {
                         history = new HistoryWriter(temp, in, sniffed == WalFormat.V1, o.checksum());
                     }
@@ -147,8 +147,8 @@ public final class Recovery {
                     // The history writer stopped at the first such break (Plan.keptBreak); its file goes.
                     if (history != null) history.abandon();
                     history = null;
-                    AtomicOutput.discard(temp);
-                    temp = AtomicOutput.tempIn(outDir, Wal.WAL_FILE);
+                    dir.discard(temp);
+                    temp = dir.temp(Wal.WAL_FILE);
                 }
                 FollowedOutput written;
                 if (history != null) {
@@ -175,60 +175,41 @@ public final class Recovery {
                 }
                 written.synced();
                 Timing.mark("fsync done");
-                AtomicOutput.writeString(outDir, LEASES_FILE, leasesJson(r.leases));
+                Path leases = dir.temp(LEASES_FILE);
+                Files.writeString(leases, leasesJson(r.leases), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                Durable.fsync(leases);
                 Timing.mark("leases written");
-                if (Files.exists(target)) AtomicOutput.keepAsBroken(target, now);
                 // The hash of the file as the read-back read it (TrailingVerify), which checked every record's CRC.
                 r.outputChecksum = written.checksum();
                 r.outputBytes = Files.size(temp);
-                AtomicOutput.publish(temp, target);
+                // One switch, wal last: whenever DIR/wal exists, the leases.json beside it is its own.
+                Map<String, Path> pair = new LinkedHashMap<>();
+                pair.put(LEASES_FILE, leases);
+                pair.put(Wal.WAL_FILE, temp);
+                r.keptAs = dir.publish(pair, now);
                 Timing.mark("published");
                 r.output = target;
                 return r.done();
             } finally {
                 try {
                     if (history != null) history.abandon();
-                    if (temp != null) AtomicOutput.discard(temp);
                 } finally {
-                    if (lock != null) lock.close();
-                    // A run that wrote nothing leaves DIR as it found it: not there, if it made it.
-                    if (createdDir && r.output == null) removeIfOnlyOurs(outDir);
+                    // Unpublished temps, the lock file, and DIR if this run made it and wrote nothing: gone.
+                    if (dir != null) dir.close();
                 }
-            }
-        }
-    }
-
-    /** The temp files a walrecover leaves when it is killed: {@code .wal.tmp-PID-NANOS}, {@code .leases.json.tmp-PID-NANOS} ({@link AtomicOutput#tempIn}). */
-    private static final java.util.regex.Pattern LEFTOVER = java.util.regex.Pattern.compile("\\.(wal|leases\\.json)\\.tmp-\\d+--?\\d+"); // System.nanoTime may be negative
-
-    /** Under the lock: removes the temp files of earlier runs that did not finish (no run holds them), and says so. */
-    private static void removeLeftovers(Path dir, RecoveryReport.Draft r) throws IOException {
-        try (var files = Files.list(dir)) {
-            for (Path p : (Iterable<Path>) files::iterator) {
-                if (!LEFTOVER.matcher(p.getFileName().toString()).matches() || !Files.isRegularFile(p)) continue;
-                long size = Files.size(p);
-                Files.delete(p);
-                r.leftoversRemoved.add(p.getFileName() + " (" + size + " bytes)");
             }
         }
     }
 
     /** Fails, before anything is written, when {@code dir}'s file system has less than {@code need} bytes free. */
     static void checkSpace(Path dir, long need, String why) throws IOException {
-        long free = Files.getFileStore(dir).getUsableSpace();
+        java.nio.file.FileStore store = Files.getFileStore(dir);
+        // A file system whose statfs says nothing (all zeros: some FUSE ones, as df shows "-") cannot be checked.
+        if (store.getTotalSpace() == 0) return;
+        long free = store.getUsableSpace();
         if (free < need) {
             throw new IOException(dir + ": not enough free space: the output needs up to " + need + " bytes (" + why + "), "
                     + free + " are free; nothing written");
-        }
-    }
-
-    /** Removes {@code dir}, which this run made, when it holds nothing but this run's lock file. */
-    private static void removeIfOnlyOurs(Path dir) {
-        try {
-            Files.deleteIfExists(dir.resolve(OutputLock.FILE));
-            Files.delete(dir);
-        } catch (IOException e) {
-            // Something else is in it (another run's files): it stays.
         }
     }
 

@@ -15,14 +15,15 @@ import java.util.List;
  * @param refused   why nothing was written, or null
  * @param form      the output's form: history or snapshot
  * @param formWhy   why the snapshot form was written where the history form was asked for, or null
- * @param leftoversRemoved the temp files of an earlier run that did not finish, removed under the lock ("name (N bytes)")
+ * @param cleanedUp what was put right under the lock before writing: an earlier run's unfinished switch undone, its temp files removed (sentences)
+ * @param keptAs    the suffix the old {@code wal} and {@code leases.json} were kept under ({@code .broken.TIMESTAMP}), or null when there were none
  */
 public record RecoveryReport(RecoveryOptions options, Path input, WalFormat format, long inputBytes, long inputRecords,
                              long keptTransactions, long keptRecords, long droppedTransactions, List<Dropped> dropped,
                              List<DamageSpan> damage, List<Finding> findings, List<Loss> loss, long finalRevision,
                              long compactRevision, long liveKeys, LeaseMetadata leases, String stateDigest, Path output,
                              long outputBytes, String outputChecksum, String refused, String form, String formWhy,
-                             List<String> leftoversRemoved) {
+                             List<String> cleanedUp, String keptAs) {
     /** A transaction left out, with where it was and why. */
     public record Dropped(long offset, long revision, int records, String why) {
     }
@@ -38,7 +39,7 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
         damage = List.copyOf(damage);
         findings = List.copyOf(findings);
         loss = List.copyOf(loss);
-        leftoversRemoved = List.copyOf(leftoversRemoved);
+        cleanedUp = List.copyOf(cleanedUp);
     }
 
     /** The report as a recovery finds it out, step by step; {@link #done()} makes the value. */
@@ -66,12 +67,13 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
         String refused;
         String form;
         String formWhy;
-        final List<String> leftoversRemoved = new ArrayList<>();
+        final List<String> cleanedUp = new ArrayList<>();
+        String keptAs;
 
         RecoveryReport done() {
             return new RecoveryReport(options, input, format, inputBytes, inputRecords, keptTransactions, keptRecords,
                     droppedTransactions, dropped, damage, findings, loss, finalRevision, compactRevision, liveKeys, leases,
-                    stateDigest, output, outputBytes, outputChecksum, refused, form, formWhy, leftoversRemoved);
+                    stateDigest, output, outputBytes, outputChecksum, refused, form, formWhy, cleanedUp, keptAs);
         }
     }
 }

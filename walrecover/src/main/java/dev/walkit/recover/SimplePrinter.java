@@ -16,7 +16,7 @@ final class SimplePrinter implements RecoveryPrinter {
         RecoveryOptions o = r.options();
         out.printf("walrecover: %s, policy %s%s%n", r.input(), o.policy().label(), o.dryRun() ? " (dry run: nothing written)" : "");
         out.printf("  input: format %s, %,d bytes, %,d valid records%n", r.format() == null ? "-" : r.format().label(), r.inputBytes(), r.inputRecords());
-        for (String l : r.leftoversRemoved()) out.printf("  removed %s: a temp file of an earlier run that did not finish%n", l);
+        for (String l : r.cleanedUp()) out.printf("  %s%n", l);
         out.printf("  kept %,d transactions (%,d records); dropped %,d%n", r.keptTransactions(), r.keptRecords(), r.droppedTransactions());
         for (DamageSpan d : r.damage()) out.printf("  damaged bytes %,d..%,d (%,d bytes): %s%n", d.offset(), d.end(), d.length(), d.kind().label());
         int shown = 0;
@@ -47,6 +47,7 @@ final class SimplePrinter implements RecoveryPrinter {
         } else {
             out.printf("wrote %s (%,d bytes, %s %s) and %s, verified%n", r.output(), r.outputBytes(), o.checksum().label(), r.outputChecksum(),
                     r.output().resolveSibling(Recovery.LEASES_FILE));
+            if (r.keptAs() != null) out.printf("  the old files are kept as wal%1$s and leases.json%1$s (where there were such)%n", r.keptAs());
         }
     }
 }

@@ -14,12 +14,13 @@ final class TablePrinter implements RecoveryPrinter {
         Table facts = new Table("field", "value").row("input", r.input()).row("format", r.format() == null ? null : r.format().label())
                 .row("policy", o.policy().label()).row("dry run", o.dryRun()).row("input bytes", r.inputBytes()).row("input records", r.inputRecords())
                 .row("kept transactions", r.keptTransactions()).row("kept records", r.keptRecords()).row("dropped transactions", r.droppedTransactions());
-        for (String l : r.leftoversRemoved()) facts.row("leftover removed", l);
+        for (String l : r.cleanedUp()) facts.row("cleaned up", l);
         if (r.refused() != null) facts.row("refused", r.refused());
         else {
             facts.row("final revision", r.finalRevision()).row("compact revision", r.compactRevision()).row("live keys", r.liveKeys())
                     .row("leases", r.leases().keysByLease().size()).row("next lease id", r.leases().nextLeaseId()).row("state digest", r.stateDigest());
-            if (!o.dryRun()) facts.row("output", r.output()).row("output bytes", r.outputBytes()).row("output " + o.checksum().label(), r.outputChecksum());
+            if (!o.dryRun()) facts.row("output", r.output()).row("output bytes", r.outputBytes()).row("output " + o.checksum().label(), r.outputChecksum())
+                    .row("old files kept as", r.keptAs() == null ? null : "wal" + r.keptAs() + ", leases.json" + r.keptAs());
         }
         facts.print(out);
         Table damage = new Table("damage", "offset", "length");

@@ -314,12 +314,18 @@ class WalRecoverTest {
         assertTrue(same.err().contains("input's own directory"), same.err());
         Path out = Files.createDirectories(dir.resolve("out"));
         Files.writeString(out.resolve("wal"), "old");
+        Files.writeString(out.resolve("leases.json"), "old leases");
         assertEquals(2, run("--out", out.toString(), input.toString()).exit());
         assertEquals("old", Files.readString(out.resolve("wal")));
-        assertEquals(0, run("--force", "--out", out.toString(), input.toString()).exit());
+        Run forced = run("--force", "--out", out.toString(), input.toString());
+        assertEquals(0, forced.exit(), forced.err());
         try (Stream<Path> s = Files.list(out)) {
             List<String> names = s.map(p -> p.getFileName().toString()).sorted().toList();
-            assertTrue(names.stream().anyMatch(n -> n.startsWith("wal.broken.")), names.toString());
+            assertEquals(4, names.size(), "the new pair and the old pair, kept under one suffix; no lock file: " + names);
+            String suffix = names.stream().filter(n -> n.startsWith("wal.broken.")).findFirst().orElseThrow().substring("wal".length());
+            assertTrue(forced.out().contains("  the old files are kept as wal" + suffix + " and leases.json" + suffix), forced.out());
+            assertEquals("old", Files.readString(out.resolve("wal" + suffix)));
+            assertEquals("old leases", Files.readString(out.resolve("leases.json" + suffix)));
             assertTrue(names.contains("wal") && names.contains("leases.json"), names.toString());
         }
         assertSameState(expected(Set.of(), Long.MAX_VALUE), replayClean(out.resolve("wal")));
@@ -334,7 +340,7 @@ class WalRecoverTest {
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
             String said = new java.io.BufferedReader(new java.io.InputStreamReader(holder.getInputStream(), StandardCharsets.US_ASCII)).readLine();
-            assertEquals("locked", said);
+            assertTrue(said != null && said.startsWith("locked"), said);
             Run r = run("--out", out.toString(), input.toString());
             assertEquals(2, r.exit(), r.err());
             assertEquals("walrecover: another walrecover (pid " + holder.pid() + ") is writing into " + out.toAbsolutePath()
