@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -112,7 +113,9 @@ class RefusalTest {
         Files.writeString(out.resolve("note"), "mine");
         WalRecoverTest.Run r = WalRecoverTest.run("--out", out.toString(), input(onlyAnIncompleteTransaction()).toString());
         assertEquals(3, r.exit());
-        assertTrue(Files.exists(out.resolve("note")));
+        try (var names = Files.list(out)) {
+            assertEquals(List.of("note"), names.map(p -> p.getFileName().toString()).toList(), "no lock file, no temp file");
+        }
     }
 
     @Test
