@@ -150,6 +150,11 @@ public final class Commands {
             error(out, a.error());
             return -1;
         }
+        long current = ctx.index.state().revision();
+        if (r != Long.MAX_VALUE && r > current) {
+            error(out, "revision " + r + " is past the end of the log (its last revision is " + current + ")");
+            return -1;
+        }
         long compact = ctx.index.state().compactRevision();
         if (r < compact) {
             error(out, "revision " + r + " is compacted (compact revision " + compact + ")");
@@ -190,8 +195,9 @@ public final class Commands {
     private static ShellCommand.Outcome range(ShellContext ctx, Args a, PrintWriter out) {
         String prefix = a.positional().isEmpty() ? "" : a.positional().get(0);
         long r = revisionFor(ctx, a, out);
+        if (r < 0) return ShellCommand.Outcome.ERROR;
         long limit = a.number("--limit", 0);
-        if (r < 0 || limit < 0) return ShellCommand.Outcome.ERROR;
+        if (limit < 0) return error(out, a.error());
         List<String> keys = ctx.index.liveKeys(prefix, r, limit);
         boolean more = limit > 0 && keys.size() > limit;
         if (more) keys = keys.subList(0, (int) limit);
@@ -249,7 +255,7 @@ public final class Commands {
         }
         long compact = ctx.index.state().compactRevision();
         if (r < compact) return error(out, "revision " + r + " is compacted (compact revision " + compact + ")");
-        if (r > ctx.index.state().revision()) return error(out, "revision " + r + " is in the future (current revision " + ctx.index.state().revision() + ")");
+        if (r > ctx.index.state().revision()) return error(out, "revision " + r + " is past the end of the log (its last revision is " + ctx.index.state().revision() + ")");
         ctx.viewRevision = r;
         out.println("viewing revision " + r);
         return ShellCommand.Outcome.OK;
@@ -375,7 +381,19 @@ public final class Commands {
         long size = ctx.index.file().size();
         if (off < 0 || off >= size) return error(out, "offset " + off + " is outside the file (" + size + " bytes)");
         len = (int) Math.min(Math.min(len, 1 << 20), size - off);
-        out.print(ValueView.hexdump(ctx.index.file().read(off, len), off, len));
+        boolean[] hidden = new boolean[len];
+        int redacted = 0;
+        if (!ctx.showSecrets) {
+            // A Secret's value bytes, as every other command redacts them.
+            for (long[] v : ctx.index.valueSpans(ValueView.SECRETS, off, off + len)) {
+                for (long i = Math.max(v[0], off); i < Math.min(v[1], off + len); i++) {
+                    if (!hidden[(int) (i - off)]) redacted++;
+                    hidden[(int) (i - off)] = true;
+                }
+            }
+        }
+        out.print(ValueView.hexdump(ctx.index.file().read(off, len), off, len, hidden));
+        if (redacted > 0) out.printf("(%,d byte(s) of %s values shown as **: --show-secrets to show them)%n", redacted, ValueView.SECRETS);
         return ShellCommand.Outcome.OK;
     }
 

@@ -211,6 +211,45 @@ public final class LogIndex implements Closeable {
         return v.toKeyValue();
     }
 
+    /**
+     * The file ranges {@code [start, end)} of the values of records under {@code prefix} that overlap
+     * {@code [from, to)}: for hexdump's redaction. v2: every record from the start of the transaction before
+     * {@code from} is walked (dropped ones too), until a record that does not decode; v1: the applied records.
+     */
+    public List<long[]> valueSpans(String prefix, long from, long to) {
+        List<long[]> spans = new ArrayList<>();
+        byte[] p = prefix.getBytes(StandardCharsets.UTF_8);
+        if (format == WalFormat.V2) {
+            int i = Arrays.binarySearch(txnOffsets, 0, txns, from);
+            if (i < 0) i = -i - 2;
+            long pos = i >= 0 ? txnOffsets[i] : 0;
+            while (pos < to && pos + RecordLayout.OVERHEAD <= file.size()) {
+                int recLen = file.intAt(pos + RecordLayout.REC_LEN_OFFSET);
+                if (recLen < 0 || pos + RecordLayout.OVERHEAD + (long) recLen > file.size()) break;
+                byte[] rec = file.read(pos, RecordLayout.OVERHEAD + recLen);
+                ByteBuffer b = ByteBuffer.wrap(rec).order(ByteOrder.LITTLE_ENDIAN);
+                RecordView v = new RecordView().wrap(b, 0, pos);
+                if (v.fields().error() != null) break;
+                long end = pos + RecordLayout.OVERHEAD + recLen;
+                if (end > from && Arrays.equals(v.fields().key(b), 0, Math.min(p.length, v.fields().keyLength()), p, 0, p.length)
+                        && v.fields().keyLength() >= p.length) {
+                    spans.add(new long[] {v.valueFileOffset(), v.valueFileOffset() + v.fields().valueLength()});
+                }
+                pos = end;
+            }
+        } else {
+            for (History h : histories().subMap(prefix, prefix + Character.MAX_VALUE).values()) {
+                for (int j = 0; j < h.size; j++) {
+                    long off = h.offsets[j];
+                    long start = off + 17 + file.intAt(off + 8);
+                    long end = start + file.intAt(off + 12);
+                    if (start < to && end > from) spans.add(new long[] {start, end});
+                }
+            }
+        }
+        return spans;
+    }
+
     /** The fields of the history record {@code i} of {@code key}: v2 decoded, v1 with derived fields. */
     KeyValue entry(History h, int i) {
         long off = h.offsets[i];

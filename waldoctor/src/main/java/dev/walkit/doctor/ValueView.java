@@ -185,18 +185,23 @@ public final class ValueView {
 
     /** Classic 16-byte hex + ASCII lines; offsets start at {@code base}. */
     public static String hexdump(byte[] b, long base, int len) {
+        return hexdump(b, base, len, new boolean[len]);
+    }
+
+    /** With the bytes {@code hidden} marks shown as {@code **} and {@code *}. */
+    public static String hexdump(byte[] b, long base, int len, boolean[] hidden) {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < len; i += 16) {
             sb.append(String.format("%08x  ", base + i));
             for (int j = 0; j < 16; j++) {
-                if (i + j < len) sb.append(String.format("%02x ", b[i + j] & 0xFF));
+                if (i + j < len) sb.append(hidden[i + j] ? "** " : String.format("%02x ", b[i + j] & 0xFF));
                 else sb.append("   ");
                 if (j == 7) sb.append(' ');
             }
             sb.append(" |");
             for (int j = 0; j < 16 && i + j < len; j++) {
                 int c = b[i + j] & 0xFF;
-                sb.append(c >= 0x20 && c < 0x7F ? (char) c : '.');
+                sb.append(hidden[i + j] ? '*' : c >= 0x20 && c < 0x7F ? (char) c : '.');
             }
             sb.append("|\n");
         }

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The REPL driven through jline's DumbTerminal over piped streams, and its piped (runbook) form. */
@@ -43,9 +44,18 @@ class ShellTest {
     @Test
     void answersCommandsAndErrors() throws Exception {
         String s = interactive("get /registry/configmaps/ns0/cm-0\nget /registry/none\nat 5\nat 99999\nstats\nbogus\nquit\n");
-        assertSays(s, "mod_revision: 203", "error: key not found: /registry/none", "viewing revision 5", "error: revision 99999 is in the future",
+        assertSays(s, "mod_revision: 203", "error: key not found: /registry/none", "viewing revision 5",
+                "error: revision 99999 is past the end of the log (its last revision is " + index.state().revision() + ")",
                 "error: unknown command 'bogus'");
         assertTrue(s.contains("waldoctor@5> "), "the prompt shows the viewed revision: " + s);
+    }
+
+    @Test
+    void aRevisionPastTheEndAndANegativeLimitAreOneLineErrors() throws Exception {
+        String s = interactive("get /registry/configmaps/ns0/cm-0 --rev 99999\nrange /registry/ --limit -1\nquit\n");
+        assertSays(s, "error: revision 99999 is past the end of the log (its last revision is " + index.state().revision() + ")",
+                "error: --limit takes a non-negative number, not '-1'");
+        assertFalse(s.contains("mod_revision"), "no value shown for a revision past the end: " + s);
     }
 
     private static void assertSays(String output, String... parts) {

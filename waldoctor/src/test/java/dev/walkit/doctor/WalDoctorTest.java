@@ -216,6 +216,25 @@ class WalDoctorTest {
     }
 
     @Test
+    void hexdumpRedactsASecretsValueBytesUnlessAsked() throws Exception {
+        RecordEncoder enc = new RecordEncoder();
+        byte[] cm = enc.encode(KeyValue.put("/registry/configmaps/a".getBytes(StandardCharsets.UTF_8), 1, 1, 1, "visible".getBytes(StandardCharsets.UTF_8), 0));
+        byte[] secret = enc.encode(KeyValue.put("/registry/secrets/default/token".getBytes(StandardCharsets.UTF_8), 2, 2, 1,
+                "hunter2".getBytes(StandardCharsets.UTF_8), 0));
+        byte[] log = java.nio.ByteBuffer.allocate(cm.length + secret.length).put(cm).put(secret).array();
+        Path wal = Files.write(dir.resolve("wal"), log);
+        // From the middle of the first record: the walk starts at its transaction, the second record's value is hidden.
+        Run hidden = run("hexdump", wal.toString(), "3", Integer.toString(log.length - 3));
+        assertEquals(0, hidden.exit(), hidden.err());
+        assertFalse(hidden.out().contains("hunt") || hidden.out().contains("er2") || hidden.out().contains("68 75 6e 74"), hidden.out());
+        assertTrue(hidden.out().contains("** ** **"), hidden.out());
+        assertTrue(hidden.out().contains("|visible") || hidden.out().contains("visible"), "other values are shown: " + hidden.out());
+        assertTrue(hidden.out().contains("(7 byte(s) of /registry/secrets/ values shown as **: --show-secrets to show them)"), hidden.out());
+        Run shown = run("hexdump", "--show-secrets", wal.toString(), "3", Integer.toString(log.length - 3));
+        assertFalse(shown.out().contains("**") || shown.out().contains("--show-secrets to show them"), shown.out());
+    }
+
+    @Test
     void completionKnowsTheCommandTable() {
         Run r = run("generate-completion");
         assertEquals(0, r.exit());

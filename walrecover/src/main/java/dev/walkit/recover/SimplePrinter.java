@@ -4,7 +4,6 @@ import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 
 /** {@code -w simple}: what was kept and dropped and why, the state, and what was written (or would be). */
 final class SimplePrinter implements RecoveryPrinter {
@@ -40,8 +39,14 @@ final class SimplePrinter implements RecoveryPrinter {
                 r.compactRevision(), r.liveKeys(), r.leases().keysByLease().size(), r.leases().nextLeaseId());
         if (r.formWhy() != null) out.printf("  form: %s: %s%n", r.form(), r.formWhy());
         if (o.dryRun()) {
+            int lost = 0;
             for (RecoveryReport.Loss l : r.loss()) {
-                out.printf("  would lose: %-7s %s (revision %d)%n", l.change(), new String(l.key(), StandardCharsets.UTF_8), l.revision());
+                if (lost == HUMAN_DROPPED) break;
+                out.printf("  would lose: %-7s %s (revision %d)%n", l.change(), dev.walkit.cli.KeyText.quote(l.key()), l.revision());
+                lost++;
+            }
+            if (r.loss().size() > lost) {
+                out.printf("  … and %,d more key(s) that would lose a change (the JSON report, -w json or --report FILE, lists them)%n", r.loss().size() - lost);
             }
             out.printf("dry run: would write %s/wal (%s form), state digest %s%n", o.out() == null ? "DIR" : o.out(), r.form(), r.stateDigest());
         } else {

@@ -426,6 +426,12 @@ class WalRecoverTest {
         assertTrue(rep.get("dropped_transactions").asLong() > 0);
         assertTrue(rep.get("loss").size() > 0, rep.toString());
         assertTrue(r.out().contains("would lose:"), r.out());
+        // At most 20 lines of them, then the count of the rest; the JSON report lists them all.
+        long loseLines = r.out().lines().filter(l -> l.startsWith("  would lose:")).count();
+        int all = rep.get("loss").size();
+        assertEquals(Math.min(20, all), loseLines, r.out());
+        if (all > 20) assertTrue(r.out().contains("  … and " + String.format("%,d", all - 20) + " more key(s) that would lose a change"), r.out());
+        assertTrue(all > 20, "the case shows the cap: " + all + " keys");
 
         Run json = run("--dry-run", "--policy", "point-in-time", "-w", "json", "--out", out.toString(), input.toString());
         assertEquals(rep, new ObjectMapper().readTree(json.out()), "-w json prints the report that --report writes");
