@@ -25,6 +25,7 @@ import dev.walkit.format.replay.LeaseMetadata;
 import dev.walkit.format.replay.Replay;
 import dev.walkit.format.replay.Replayer;
 import dev.walkit.format.replay.StateDigest;
+import dev.walkit.format.replay.ValueArena;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -120,6 +121,7 @@ public final class Recovery {
                     throw new Refused("--to-revision " + o.toRevision() + " is past the last revision in the log, "
                             + plan.lastRevisionRead + ": nothing to stop at", true);
                 }
+                Timing.mark("plan finished");
                 String refusal = decide(o, r, s);
                 if (refusal != null) {
                     r.refused = refusal;
@@ -131,6 +133,7 @@ public final class Recovery {
                 r.liveKeys = s.keys().liveCount();
                 r.leases = s.leases(o.leaseTtl());
                 r.form = o.compact() ? "snapshot" : "history";
+                Timing.mark("decided, leases");
                 String keptBreak = keptRuleBreak(s, plan.brokenKeys);
                 if (o.form() == RecoveryOptions.Form.AUTO && keptBreak != null) {
                     r.form = "snapshot";
@@ -150,6 +153,7 @@ public final class Recovery {
                     dir.discard(temp);
                     temp = dir.temp(Wal.WAL_FILE);
                 }
+                Timing.mark("form chosen");
                 FollowedOutput written;
                 if (history != null) {
                     written = history.close();
@@ -489,6 +493,7 @@ public final class Recovery {
     /** Writes the snapshot form of the state (the followers fsync it, hash it, and finish reading it back). */
     private static FollowedOutput writeSnapshot(Path temp, WalFile in, Replayer s, OutputChecksum checksum) throws IOException {
         List<KeyState> live = s.keys().sortedLive();
+        Timing.mark("snapshot: keys sorted");
         long need = RecordLayout.OVERHEAD + 64;
         for (KeyState k : live) need += RecordLayout.OVERHEAD + 64 + k.key().length + k.valueLength();
         checkSpace(temp.getParent(), need, "the snapshot of " + live.size() + " live keys");
@@ -497,9 +502,14 @@ public final class Recovery {
         w.onFlush(followers::written);
         try {
             w.append(RecordEncoder.snapshotMarker(s.revision(), live.size()));
-            for (KeyState k : live) {
-                w.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(),
-                        in.read(k.valueOffset(), k.valueLength()), k.lease()));
+            // Values read in offset order, in runs, a chunk of keys at a time; written in key order.
+            for (int a = 0, b; a < live.size(); a = b) {
+                b = ValueArena.chunkEnd(live, a);
+                ValueArena values = ValueArena.read(live, a, b, in::readFully);
+                for (int i = a; i < b; i++) {
+                    KeyState k = live.get(i);
+                    w.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(), values.value(i - a), k.lease()));
+                }
             }
         } catch (IOException | RuntimeException e) {
             followers.cancel();

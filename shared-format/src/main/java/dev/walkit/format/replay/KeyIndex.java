@@ -116,19 +116,23 @@ public final class KeyIndex {
 
     /** Every key ever seen (live and tombstoned), in byte order. */
     public List<KeyState> sorted() {
-        List<KeyState> all = new ArrayList<>(size);
-        forEach(all::add);
-        all.sort((a, b) -> KEY_ORDER.compare(a.key, b.key));
-        return all;
+        KeyState[] all = new KeyState[size];
+        int n = 0;
+        for (KeyState s : states) {
+            if (s != null) all[n++] = s;
+        }
+        KeySort.sort(all, 0, n);
+        return Arrays.asList(all).subList(0, n);
     }
 
     /** Live keys in byte order. */
     public List<KeyState> sortedLive() {
-        List<KeyState> out = new ArrayList<>(live);
-        forEach(s -> {
-            if (s.live) out.add(s);
-        });
-        out.sort((a, b) -> KEY_ORDER.compare(a.key, b.key));
-        return out;
+        KeyState[] out = new KeyState[live];
+        int n = 0;
+        for (KeyState s : states) {
+            if (s != null && s.live) out[n++] = s;
+        }
+        KeySort.sort(out, 0, n);
+        return Arrays.asList(out).subList(0, n);
     }
 }
