@@ -26,10 +26,23 @@ public final class Wal {
     public static Path resolve(Path path) throws IOException {
         if (Files.isDirectory(path)) {
             Path wal = path.resolve(WAL_FILE);
-            if (!Files.exists(wal)) throw new IOException(path + ": a directory without a 'wal' file");
+            try {
+                java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(wal, java.nio.file.attribute.BasicFileAttributes.class);
+                if (a.isDirectory()) throw new IOException(wal + ": a directory, not a WAL file");
+            } catch (java.nio.file.NoSuchFileException e) {
+                throw new IOException(path + ": a directory without a 'wal' file");
+            } catch (java.nio.file.AccessDeniedException e) {
+                throw new IOException(path + ": permission denied: this user cannot enter the directory (its 'wal' cannot be read)");
+            }
             return wal;
         }
-        if (!Files.exists(path)) throw new IOException(path + ": no such file or directory");
+        try {
+            Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new IOException(path + ": no such file or directory");
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new IOException(path + ": permission denied: this user cannot reach it (a directory on the way is closed)");
+        }
         return path;
     }
 
