@@ -79,7 +79,15 @@ public final class Cli {
         cl.setColorScheme(CommandLine.Help.defaultColorScheme(Ansi.enabled() ? CommandLine.Help.Ansi.ON : CommandLine.Help.Ansi.OFF));
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
-            c.getErr().println(c.getCommandName() + ": " + ex.getMessage());
+            java.util.List<String> near = ex instanceof CommandLine.UnmatchedArgumentException u ? u.getSuggestions() : java.util.List.of();
+            if (!near.isEmpty()) {
+                // picocli's suggestions, as git's "did you mean": `waldoctor shel` → shell.
+                String typed = ((CommandLine.UnmatchedArgumentException) ex).getUnmatched().get(0);
+                c.getErr().println(c.getCommandName() + ": unknown " + (typed.startsWith("-") ? "option" : "command") + " '" + typed
+                        + "': did you mean '" + near.get(0) + "'?");
+            } else {
+                c.getErr().println(c.getCommandName() + ": " + ex.getMessage());
+            }
             c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
             c.getErr().flush();
             return ExitCode.USAGE.code();

@@ -101,20 +101,21 @@ public final class Commands {
         return typed.isEmpty() ? null : best;
     }
 
-    /** Levenshtein distance. */
-    private static int edits(String a, String b) {
-        int[] row = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) row[j] = j;
+    /** Edit distance with a swap of two neighbours as one edit (optimal string alignment): {@code gte} is one from {@code get}. */
+    static int edits(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) d[i][0] = i;
+        for (int j = 0; j <= b.length(); j++) d[0][j] = j;
         for (int i = 1; i <= a.length(); i++) {
-            int diag = row[0];
-            row[0] = i;
             for (int j = 1; j <= b.length(); j++) {
-                int up = row[j];
-                row[j] = Math.min(Math.min(row[j] + 1, row[j - 1] + 1), diag + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
-                diag = up;
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
             }
         }
-        return row[b.length()];
+        return d[a.length()][b.length()];
     }
 
     /** Runs one command line; prints errors as {@code error: …}. */
@@ -134,13 +135,19 @@ public final class Commands {
 
     /** Prints a wrong command line's {@code error: …}. */
     static ShellCommand.Outcome usage(PrintWriter out, String msg) {
-        out.println("error: " + msg);
+        say(out, msg);
         return ShellCommand.Outcome.USAGE;
     }
 
     static ShellCommand.Outcome error(PrintWriter out, String msg) {
-        out.println("error: " + msg);
+        say(out, msg);
         return ShellCommand.Outcome.ERROR;
+    }
+
+    /** An error where the shell sends errors ({@link ShellOut}); elsewhere {@code error: …} with the answers. */
+    private static void say(PrintWriter out, String msg) {
+        if (out instanceof ShellOut s) s.error(msg);
+        else out.println("error: " + msg);
     }
 
     /** The revision to read at: --rev, else the view's; an error when below the compact revision. */

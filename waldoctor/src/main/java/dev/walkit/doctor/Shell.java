@@ -24,12 +24,17 @@ public final class Shell {
     private Shell() {
     }
 
-    /** Runs commands read line by line (a runbook piping commands in). Returns the number of commands that failed. */
-    public static int piped(ShellContext ctx, BufferedReader in, PrintWriter out) throws IOException {
+    /**
+     * Runs commands read line by line (a runbook piping commands in): answers on {@code out}, errors on
+     * {@code err} as {@code line N: …}. Returns the number of commands that failed.
+     */
+    public static int piped(ShellContext ctx, BufferedReader in, PrintWriter out, PrintWriter err) throws IOException {
         int failed = 0;
+        ShellOut answers = new ShellOut(out, err);
         for (String line; (line = in.readLine()) != null; ) {
-            ShellCommand.Outcome o = Commands.execute(ctx, Args.words(line), out);
-            out.flush();
+            answers.line++;
+            ShellCommand.Outcome o = Commands.execute(ctx, Args.words(line), answers);
+            answers.flush();
             if (o == ShellCommand.Outcome.ERROR || o == ShellCommand.Outcome.USAGE) failed++;
             if (o == ShellCommand.Outcome.QUIT) break;
         }
@@ -41,7 +46,7 @@ public final class Shell {
         LineReaderBuilder b = LineReaderBuilder.builder().terminal(terminal).appName("waldoctor").completer(completer(ctx));
         if (history != null) b.variable(LineReader.HISTORY_FILE, history);
         LineReader reader = b.build();
-        PrintWriter out = terminal.writer();
+        PrintWriter out = new ShellOut(terminal.writer());
         out.printf("waldoctor shell: %s, revision %d, %,d live keys. 'help' lists commands; Ctrl-D leaves.%n",
                 ctx.index.file().path(), ctx.index.state().revision(), ctx.index.state().keys().liveCount());
         for (;;) {

@@ -21,7 +21,6 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -134,12 +133,16 @@ public final class WalDoctor implements Callable<Integer> {
                 if (tty) err.print("\r\033[K");
                 ShellContext ctx = new ShellContext(x, showSecrets);
                 if (!tty) {
-                    int failed = Shell.piped(ctx, new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), out);
+                    int failed = Shell.piped(ctx, new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), out, err);
                     return failed == 0 ? ExitCode.OK.code() : ExitCode.NOT_FOUND.code();
                 }
+                ShellHistory.Place history = ShellHistory.open(System.getenv());
+                if (history.problem() != null) {
+                    err.println("waldoctor: " + history.problem());
+                    err.flush();
+                }
                 try (Terminal t = TerminalBuilder.builder().system(true).build()) {
-                    Path history = Paths.get(System.getProperty("user.home"), ".waldoctor_history");
-                    Shell.interactive(ctx, t, history);
+                    Shell.interactive(ctx, t, history.file());
                 }
                 return ExitCode.OK.code();
             });

@@ -235,6 +235,16 @@ class WalDoctorTest {
     }
 
     @Test
+    void aMistypedSubcommandOrOptionGetsTheNearest() {
+        Run r = run("shel", "x");
+        assertEquals(2, r.exit());
+        assertEquals("waldoctor: unknown command 'shel': did you mean 'shell'?\nTry 'waldoctor --help' for more information.\n", r.err());
+        Run o = run("diagnose", "--write-ot", "json", "x");
+        assertEquals(2, o.exit());
+        assertTrue(o.err().startsWith("diagnose: unknown option '--write-ot': did you mean '--write-out'?"), o.err());
+    }
+
+    @Test
     void completionKnowsTheCommandTable() {
         Run r = run("generate-completion");
         assertEquals(0, r.exit());
