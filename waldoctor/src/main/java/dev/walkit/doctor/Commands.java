@@ -203,12 +203,13 @@ public final class Commands {
         String prefix = a.positional().isEmpty() ? "" : a.positional().get(0);
         long r = revisionFor(ctx, a, out);
         if (r < 0) return ShellCommand.Outcome.ERROR;
-        long limit = a.number("--limit", 0);
+        long limit = a.number("--limit", ctx.rows);
         if (limit < 0) return error(out, a.error());
         List<String> keys = ctx.index.liveKeys(prefix, r, limit);
         boolean more = limit > 0 && keys.size() > limit;
         if (more) keys = keys.subList(0, (int) limit);
         for (String key : keys) {
+            if (ctx.interrupted) return ShellCommand.Outcome.OK;
             if (a.has("--keys-only")) {
                 out.println(key);
             } else {
@@ -216,8 +217,12 @@ public final class Commands {
                 out.printf("%s  rev %d  %s%n", key, kv.modRevision(), ValueView.summary(key, kv.value(), ctx.showSecrets));
             }
         }
-        if (more) out.println("… (--limit " + limit + ")");
-        out.printf("%d key(s)%n", keys.size());
+        if (more) {
+            long all = ctx.index.liveCount(prefix, r);
+            out.printf("… %,d of %,d keys shown (--limit N shows N, --limit 0 all)%n", keys.size(), all);
+        } else {
+            out.printf("%d key(s)%n", keys.size());
+        }
         return ShellCommand.Outcome.OK;
     }
 
@@ -233,6 +238,7 @@ public final class Commands {
         String rev = "rev %-" + width + "d  ";
         String indent = " ".repeat(4 + width + 2 + 9);
         for (KeyValue kv : events) {
+            if (ctx.interrupted) return ShellCommand.Outcome.OK;
             String prevText = prev == null ? "none" : "rev " + prev.modRevision() + " " + ValueView.summary(key, prev.value(), ctx.showSecrets);
             if (kv.isDelete()) {
                 out.printf(rev + "DELETE   prev_kv: %s%n", kv.modRevision(), prevText);
@@ -284,6 +290,7 @@ public final class Commands {
         int changed = 0;
         int deleted = 0;
         for (var e : ctx.index.histories().entrySet()) {
+            if (ctx.interrupted) return ShellCommand.Outcome.OK;
             LogIndex.History h = e.getValue();
             int i1 = h.at(r1);
             int i2 = h.at(r2);
@@ -321,6 +328,7 @@ public final class Commands {
         }
         int n = 0;
         for (KeyState k : ctx.index.live()) {
+            if (ctx.interrupted) return ShellCommand.Outcome.OK;
             if (k.lease() == id) {
                 out.println(new String(k.key(), StandardCharsets.UTF_8));
                 n++;
@@ -363,7 +371,7 @@ public final class Commands {
         WalReader r = new WalReader(ctx.index.file(), ReaderOptions.defaults());
         r.seek(from);
         int n = 0;
-        for (ReadResult x; n < limit && (x = r.next()) != null; n++) {
+        for (ReadResult x; n < limit && !ctx.interrupted && (x = r.next()) != null; n++) {
             if (x instanceof RecordView v) {
                 String key = new String(v.key(), StandardCharsets.UTF_8);
                 out.printf("@%-10d %5d B  rev %-8d %-17s %s%n", v.offset(), v.length(), v.revision(), Flags.describe(v.flags()), key);

@@ -302,6 +302,16 @@ public final class LogIndex implements Closeable {
         return out;
     }
 
+    /** How many keys under {@code prefix} are live at {@code rev}. */
+    public long liveCount(String prefix, long rev) {
+        long n = 0;
+        for (History h : histories().subMap(prefix, prefix + Character.MAX_VALUE).values()) {
+            int i = h.at(rev);
+            if (i >= 0 && !h.isDelete(i)) n++;
+        }
+        return n;
+    }
+
     /** Every put and delete of {@code key}, oldest first; null for a key the log never had. */
     public List<KeyValue> events(String key) {
         History h = history(key);

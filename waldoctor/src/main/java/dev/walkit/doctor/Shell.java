@@ -21,6 +21,9 @@ import java.util.List;
  * from a pipe it reads commands line by line, prints only the answers, and exits at end of input.
  */
 public final class Shell {
+    /** Rows a listing shows on a terminal unless --limit says otherwise. */
+    static final long ROWS = 100;
+
     private Shell() {
     }
 
@@ -47,20 +50,31 @@ public final class Shell {
         if (history != null) b.variable(LineReader.HISTORY_FILE, history);
         LineReader reader = b.build();
         PrintWriter out = new ShellOut(terminal.writer());
+        ctx.rows = ROWS;
         out.printf("waldoctor shell: %s, revision %d, %,d live keys. 'help' lists commands; Ctrl-D leaves.%n",
                 ctx.index.file().path(), ctx.index.state().revision(), ctx.index.state().keys().liveCount());
-        for (;;) {
-            String line;
-            try {
-                String prompt = ctx.viewRevision == Long.MAX_VALUE ? "waldoctor> " : "waldoctor@" + ctx.viewRevision + "> ";
-                line = reader.readLine(prompt);
-            } catch (UserInterruptException e) {
-                continue; // Ctrl-C: the line is cleared
-            } catch (EndOfFileException e) {
-                break;
+        // Ctrl-C while a command runs stops it (its loops look at the flag) and the session goes on, as in
+        // sqlite3 and psql; at the prompt, the line reader has the signal itself and clears the line.
+        Terminal.SignalHandler before = terminal.handle(Terminal.Signal.INT, sig -> ctx.interrupted = true);
+        try {
+            for (;;) {
+                String line;
+                try {
+                    String prompt = ctx.viewRevision == Long.MAX_VALUE ? "waldoctor> " : "waldoctor@" + ctx.viewRevision + "> ";
+                    line = reader.readLine(prompt);
+                } catch (UserInterruptException e) {
+                    continue; // Ctrl-C: the line is cleared
+                } catch (EndOfFileException e) {
+                    break;
+                }
+                ctx.interrupted = false;
+                ShellCommand.Outcome o = Commands.execute(ctx, Args.words(line), out);
+                if (ctx.interrupted) out.println("^C: interrupted");
+                out.flush();
+                if (o == ShellCommand.Outcome.QUIT) break;
             }
-            if (Commands.execute(ctx, Args.words(line), out) == ShellCommand.Outcome.QUIT) break;
-            out.flush();
+        } finally {
+            terminal.handle(Terminal.Signal.INT, before);
         }
         out.flush();
         try {

@@ -6,6 +6,10 @@ public final class ShellContext {
     final boolean showSecrets;
     /** The revision {@code at} set; Long.MAX_VALUE for the latest. */
     long viewRevision = Long.MAX_VALUE;
+    /** How many rows a listing shows unless asked (--limit): bounded on a terminal, 0 (all) from a pipe or one-shot. */
+    long rows;
+    /** Set by Ctrl-C while a command runs: its loops stop, and the shell goes back to the prompt. */
+    volatile boolean interrupted;
 
     public ShellContext(LogIndex index, boolean showSecrets) {
         this.index = index;

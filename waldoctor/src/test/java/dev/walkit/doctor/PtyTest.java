@@ -9,11 +9,97 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** End to end in a pseudo-terminal (util-linux {@code script}): the real main, jline on a real tty. */
 class PtyTest {
+    @org.junit.jupiter.api.io.TempDir
+    Path dir;
+
+    /** Reads a process's output on a thread of its own, which can be held: the terminal's buffers then fill and the shell's writes wait. */
+    private static final class Reader extends Thread {
+        final java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        final java.io.InputStream in;
+        volatile boolean held;
+
+        Reader(java.io.InputStream in) {
+            this.in = in;
+            start();
+        }
+
+        @Override
+        public void run() {
+            byte[] b = new byte[4096];
+            try {
+                for (int n; ; ) {
+                    while (held) Thread.sleep(10);
+                    if ((n = in.read(b)) < 0) break;
+                    synchronized (captured) {
+                        captured.write(b, 0, n);
+                    }
+                }
+            } catch (java.io.IOException | InterruptedException e) {
+                // the stream closes when the process ends
+            }
+        }
+
+        String text() {
+            synchronized (captured) {
+                return captured.toString(StandardCharsets.UTF_8);
+            }
+        }
+    }
+
+    private static void type(OutputStream in, String s) throws java.io.IOException {
+        in.write(s.getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
+    @Test
+    void ctrlCStopsTheRunningCommandAndTheSessionGoesOn() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "util-linux script is needed");
+        Path wal = dir.resolve("wal");
+        new dev.walkit.testdata.K8sWalGenerator(dev.walkit.testdata.K8sWalGenerator.Options.of(11, 48 << 20)).write(wal);
+        // A home that cannot take the history: one line at start, then the session as usual.
+        Path home = Files.writeString(dir.resolve("home"), "a file, not a directory");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cmd = "env HOME=" + home + " XDG_STATE_HOME= " + java + " -cp " + System.getProperty("java.class.path") + " "
+                + WalDoctor.class.getName() + " shell " + wal;
+        Process p = new ProcessBuilder("/usr/bin/script", "-qfec", cmd, "/dev/null").redirectErrorStream(true).start();
+        Reader r = new Reader(p.getInputStream());
+        try (OutputStream in = p.getOutputStream()) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!r.text().contains("'help' lists commands") && System.nanoTime() < deadline) Thread.sleep(50);
+            Thread.sleep(500);
+            // Every live key with its value's summary: megabytes. Not read, the output fills the terminal's
+            // buffers and the command waits on them, still running, when Ctrl-C comes.
+            r.held = true;
+            type(in, "range /registry/ --limit 0\r");
+            Thread.sleep(1500);
+            type(in, "\u0003");
+            Thread.sleep(500);
+            r.held = false;
+            type(in, "stats\r");
+            Thread.sleep(1500);
+            in.write(4); // Ctrl-D
+            in.flush();
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the shell exits on Ctrl-D: " + r.text());
+            assertEquals(0, p.exitValue(), r.text());
+        } finally {
+            p.destroyForcibly();
+            r.join(5000);
+        }
+        String out = r.text();
+        assertTrue(out.contains("^C: interrupted"), "Ctrl-C stopped the range: " + out.substring(Math.max(0, out.length() - 2000)));
+        assertTrue(out.substring(out.indexOf("^C: interrupted")).contains("transactions"), "the next command was answered: " + out.substring(out.indexOf("^C: interrupted")));
+        assertTrue(!out.contains(" key(s)\r\n") || out.indexOf(" key(s)") > out.indexOf("^C"), "the range did not run to its end");
+        int warn = out.indexOf("waldoctor: the shell's history is not kept: " + home);
+        assertTrue(warn >= 0 && out.indexOf("history is not kept", warn + 60) < 0, "one warning line about the history: " + out.substring(0, Math.min(out.length(), 600)));
+        assertTrue(!out.contains("Exception"), "no stack trace");
+    }
+
     @Test
     void shellOnATerminal() throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "util-linux script is needed");

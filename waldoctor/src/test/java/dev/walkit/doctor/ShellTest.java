@@ -51,6 +51,17 @@ class ShellTest {
     }
 
     @Test
+    void aListingOnATerminalIsBoundedUnlessAsked() throws Exception {
+        long all = index.liveCount("/registry/", Long.MAX_VALUE);
+        assertTrue(all > Shell.ROWS, "the fixture has more keys than a screenful: " + all);
+        String s = interactive("range /registry/ --keys-only\nquit\n");
+        assertEquals(Shell.ROWS, s.lines().filter(l -> l.replace("waldoctor> ", "").startsWith("/registry/")).count(), s);
+        assertTrue(s.contains("… " + Shell.ROWS + " of " + String.format("%,d", all) + " keys shown (--limit N shows N, --limit 0 all)"), s);
+        String every = interactive("range /registry/ --keys-only --limit 0\nquit\n");
+        assertEquals(all, every.lines().filter(l -> l.replace("waldoctor> ", "").startsWith("/registry/")).count());
+    }
+
+    @Test
     void aRevisionPastTheEndAndANegativeLimitAreOneLineErrors() throws Exception {
         String s = interactive("get /registry/configmaps/ns0/cm-0 --rev 99999\nrange /registry/ --limit -1\nquit\n");
         assertSays(s, "error: revision 99999 is past the end of the log (its last revision is " + index.state().revision() + ")",
@@ -108,7 +119,8 @@ class ShellTest {
         // A Tab after a unique segment prefix completes it in the line buffer; the completed line then runs.
         String s = interactive("range /registry/co\t --keys-only --limit 1\nquit\n");
         assertTrue(s.contains("/registry/configmaps/ns0/cm-0"), s);
-        assertTrue(s.contains("… (--limit 1)") && s.contains("1 key(s)") && !s.contains("/registry/configmaps/ns0/cm-1"), s);
+        long all = index.liveCount("/registry/configmaps/", Long.MAX_VALUE);
+        assertTrue(s.contains("… 1 of " + all + " keys shown (--limit N shows N, --limit 0 all)") && !s.contains("/registry/configmaps/ns0/cm-1"), s);
     }
 
     @Test
