@@ -9,7 +9,7 @@ import java.io.PrintWriter;
  * {@code --json} kept as an alias of {@code -w json}.
  */
 public final class WriteOut {
-    @Option(names = {"-w", "--write-out"}, paramLabel = "simple|json|table", converter = OutputFormat.Parse.class,
+    @Option(names = {"-w", "--write-out"}, paramLabel = "simple|json|table", converter = OutputFormat.Parse.class, completionCandidates = Candidates.Formats.class,
             description = "Output format: simple (lines), json (one document with a schema version), table (default: simple).")
     OutputFormat format;
 

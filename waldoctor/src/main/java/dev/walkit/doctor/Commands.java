@@ -57,11 +57,22 @@ public final class Commands {
         SortedMap<String, LogIndex.History> tail = ctx.index.histories().subMap(prefix, prefix + Character.MAX_VALUE);
         TreeSet<String> out = new TreeSet<>();
         for (String k : tail.keySet()) {
-            int slash = k.indexOf('/', prefix.length());
-            out.add(slash < 0 ? k : k.substring(0, slash + 1));
-            if (out.size() > 500) break;
+            out.add(segment(k, prefix));
+            if (out.size() > 500) {
+                // Capped: the last one too, so that what the line reader inserts (the candidates' common prefix)
+                // is the common prefix of every key under the prefix (in a sorted set, that of its first and last),
+                // not of the first 500 (pod-0.… of 191,819 events).
+                out.add(segment(tail.lastKey(), prefix));
+                break;
+            }
         }
         return new ArrayList<>(out);
+    }
+
+    /** {@code key} up to the end of its path segment after {@code prefix} (with the slash), or whole. */
+    private static String segment(String key, String prefix) {
+        int slash = key.indexOf('/', prefix.length());
+        return slash < 0 ? key : key.substring(0, slash + 1);
     }
 
     private static final Map<String, ShellCommand> TABLE = new LinkedHashMap<>();

@@ -51,6 +51,42 @@ class ShellTest {
     }
 
     @Test
+    void keyCompletionOnALargeSetOffersOnlyTheCommonPrefixOfEveryKey() throws Exception {
+        java.nio.file.Path wal = java.nio.file.Files.createTempDirectory("completion").resolve("wal");
+        try {
+            // 600 events of pod-0 (more than the 500 candidates offered) and a few of pod-1: what is common to all is "pod-".
+            dev.walkit.format.RecordEncoder enc = new dev.walkit.format.RecordEncoder();
+            java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+            for (int i = 0; i < 610; i++) {
+                String key = "/registry/events/default/pod-" + (i < 600 ? "0." + (1000 + i) : "1." + i);
+                log.write(enc.encode(dev.walkit.format.KeyValue.put(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), i + 1, i + 1, 1, new byte[] {1}, 0)));
+            }
+            java.nio.file.Files.write(wal, log.toByteArray());
+            try (LogIndex big = LogIndex.load(wal, null)) {
+                ShellContext ctx = new ShellContext(big, false);
+                String prefix = "/registry/events/default/";
+                List<String> keys = List.copyOf(big.histories().subMap(prefix, prefix + Character.MAX_VALUE).keySet());
+                List<String> offered = Commands.completeKey(ctx, prefix);
+                assertTrue(offered.size() > 500, "a set larger than the cap: " + offered.size() + " of " + keys.size());
+                assertEquals(commonPrefix(keys), commonPrefix(offered), "what the line reader inserts is common to every key");
+            }
+        } finally {
+            java.nio.file.Files.deleteIfExists(wal);
+            java.nio.file.Files.deleteIfExists(wal.getParent());
+        }
+    }
+
+    private static String commonPrefix(List<String> l) {
+        String p = l.get(0);
+        for (String s : l) {
+            int i = 0;
+            while (i < p.length() && i < s.length() && p.charAt(i) == s.charAt(i)) i++;
+            p = p.substring(0, i);
+        }
+        return p;
+    }
+
+    @Test
     void aListingOnATerminalIsBoundedUnlessAsked() throws Exception {
         long all = index.liveCount("/registry/", Long.MAX_VALUE);
         assertTrue(all > Shell.ROWS, "the fixture has more keys than a screenful: " + all);

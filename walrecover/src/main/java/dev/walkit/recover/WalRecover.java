@@ -38,13 +38,13 @@ public final class WalRecover implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--policy", defaultValue = "salvage", paramLabel = "salvage|point-in-time|tolerate-tail|absolute",
-            description = "Recovery policy (default: ${DEFAULT-VALUE}).", converter = PolicyConverter.class)
+            description = "Recovery policy (default: ${DEFAULT-VALUE}).", converter = PolicyConverter.class, completionCandidates = PolicyLabels.class)
     RecoveryPolicy policy;
 
     @Option(names = "--to-revision", paramLabel = "R", description = "Keep only transactions with revision <= R (point-in-time recovery).")
     Long toRevision;
 
-    @Option(names = "--form", paramLabel = "auto|history|snapshot", defaultValue = "auto", converter = FormConverter.class,
+    @Option(names = "--form", paramLabel = "auto|history|snapshot", defaultValue = "auto", converter = FormConverter.class, completionCandidates = FormLabels.class,
             description = {"The output's form (default: ${DEFAULT-VALUE}): the history (the kept records as they are) when they obey the rules "
                     + "of a healthy log as they stand, else a snapshot of the final state, saying why; history: always the history, "
                     + "rule findings listed in the report; snapshot: a snapshot prefix of the final state (marker + sorted live keys)."})
@@ -53,7 +53,7 @@ public final class WalRecover implements Callable<Integer> {
     @Option(names = "--compact", description = "The same as --form snapshot.")
     boolean compact;
 
-    @Option(names = "--accept-crc", paramLabel = "payload-only|skip-flags", converter = CrcConverter.class,
+    @Option(names = "--accept-crc", paramLabel = "payload-only|skip-flags", converter = CrcConverter.class, completionCandidates = CrcLabels.class,
             description = "The crc range writer bug: accept records whose CRC matches this range, and write them with a correct CRC.")
     CrcRange acceptCrc;
 
@@ -72,7 +72,7 @@ public final class WalRecover implements Callable<Integer> {
     @Option(names = "--force", description = "Write into the input's own directory or over an existing DIR/wal; the old file is kept as wal.broken.<timestamp>.")
     boolean force;
 
-    @Option(names = "--checksum", paramLabel = "crc32c|sha256", defaultValue = "crc32c", converter = ChecksumConverter.class,
+    @Option(names = "--checksum", paramLabel = "crc32c|sha256", defaultValue = "crc32c", converter = ChecksumConverter.class, completionCandidates = ChecksumLabels.class,
             description = "The output's checksum in the report (default: ${DEFAULT-VALUE}), as PostgreSQL's backup manifests give it.")
     OutputChecksum checksum;
 
@@ -107,6 +107,31 @@ public final class WalRecover implements Callable<Integer> {
         @Override
         protected RecoveryOptions.Form parse(String s) {
             return RecoveryOptions.Form.fromLabel(s);
+        }
+    }
+
+    /** Completion's values, from the types that parse them (lowercase labels, as the converters take them). */
+    static final class PolicyLabels extends dev.walkit.cli.Candidates {
+        PolicyLabels() {
+            super(RecoveryPolicy.labels());
+        }
+    }
+
+    static final class CrcLabels extends dev.walkit.cli.Candidates {
+        CrcLabels() {
+            super(java.util.Arrays.stream(CrcRange.values()).filter(c -> c != CrcRange.STANDARD).map(CrcRange::label).toList());
+        }
+    }
+
+    static final class FormLabels extends dev.walkit.cli.Candidates {
+        FormLabels() {
+            super(java.util.Arrays.stream(RecoveryOptions.Form.values()).map(RecoveryOptions.Form::label).toList());
+        }
+    }
+
+    static final class ChecksumLabels extends dev.walkit.cli.Candidates {
+        ChecksumLabels() {
+            super(java.util.Arrays.stream(OutputChecksum.values()).map(OutputChecksum::label).toList());
         }
     }
 

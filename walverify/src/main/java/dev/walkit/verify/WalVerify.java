@@ -34,7 +34,7 @@ public final class WalVerify implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--level", paramLabel = "frame|decode|semantic", description = "How deep to look (default: ${DEFAULT-VALUE}).",
-            defaultValue = "decode", converter = LevelConverter.class)
+            defaultValue = "decode", converter = LevelConverter.class, completionCandidates = LevelLabels.class)
     VerifyLevel level;
 
     @Mixin
@@ -126,5 +126,12 @@ public final class WalVerify implements Callable<Integer> {
 
     static ExitCode exitCode(VerifyReport r) {
         return ExitCode.of(r.assessment().verdict());
+    }
+
+    /** Completion's values for --level: the names as the converter takes them. */
+    static final class LevelLabels extends dev.walkit.cli.Candidates {
+        LevelLabels() {
+            super(java.util.Arrays.stream(VerifyLevel.values()).map(l -> l.name().toLowerCase(java.util.Locale.ROOT)).toList());
+        }
     }
 }

@@ -35,6 +35,11 @@ public sealed interface RecoveryPolicy permits Salvage, PointInTime, TolerateTai
         throw new IllegalArgumentException("'" + label + "' is not a policy (" + labels(", ") + ")");
     }
 
+    /** The labels of every policy, in order. */
+    static java.util.List<String> labels() {
+        return ALL.stream().map(RecoveryPolicy::label).toList();
+    }
+
     /** The labels of every policy, joined by {@code separator}. */
     static String labels(String separator) {
         return ALL.stream().map(RecoveryPolicy::label).collect(Collectors.joining(separator));

@@ -1,0 +1,30 @@
+package dev.walkit.cli;
+
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * An option's values for shell completion ({@code @Option(completionCandidates = …)}), taken from the type that
+ * parses them, so completion offers exactly what the tool accepts: picocli would offer an enum's constant
+ * names ({@code POINT_IN_TIME}, {@code PAYLOAD_ONLY}), which the tools reject. A subclass names its source in
+ * its constructor.
+ */
+public abstract class Candidates implements Iterable<String> {
+    private final List<String> values;
+
+    protected Candidates(List<String> values) {
+        this.values = List.copyOf(values);
+    }
+
+    @Override
+    public Iterator<String> iterator() {
+        return values.iterator();
+    }
+
+    /** The {@code -w} formats. */
+    public static final class Formats extends Candidates {
+        public Formats() {
+            super(java.util.Arrays.stream(OutputFormat.values()).map(OutputFormat::label).toList());
+        }
+    }
+}
