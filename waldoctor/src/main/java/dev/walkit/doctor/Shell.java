@@ -53,6 +53,10 @@ public final class Shell {
         ctx.rows = ROWS;
         out.printf("waldoctor shell: %s, revision %d, %,d live keys. 'help' lists commands; Ctrl-D leaves.%n",
                 ctx.index.file().path(), ctx.index.state().revision(), ctx.index.state().keys().liveCount());
+        if (!ctx.index.damage().isEmpty() || !ctx.index.dropped().isEmpty()) {
+            out.printf("the log is damaged: %d damaged span(s), %d transaction(s) dropped ('damage' lists them; waldoctor diagnose for the report)%n",
+                    ctx.index.damage().size(), ctx.index.dropped().size());
+        }
         // Ctrl-C while a command runs stops it (its loops look at the flag) and the session goes on, as in
         // sqlite3 and psql; at the prompt, the line reader has the signal itself and clears the line.
         Terminal.SignalHandler before = terminal.handle(Terminal.Signal.INT, sig -> ctx.interrupted = true);

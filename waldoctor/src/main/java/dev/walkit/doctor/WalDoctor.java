@@ -79,11 +79,10 @@ public final class WalDoctor implements Callable<Integer> {
     }
 
     static LogIndex load(Path path, PrintWriter err, boolean progress) throws IOException {
-        boolean tty = progress && Cli.stderrIsTerminal() && java.nio.file.Files.size(dev.walkit.format.Wal.resolve(path)) > (64L << 20);
-        return LogIndex.load(path, tty ? off -> {
-            err.printf("\rloading %s: %,d MiB", path, off >> 20);
-            err.flush();
-        } : null);
+        err.flush();
+        try (dev.walkit.cli.Progress bar = dev.walkit.cli.Progress.of("loading", java.nio.file.Files.size(dev.walkit.format.Wal.resolve(path)), progress)) {
+            return LogIndex.load(path, bar);
+        }
     }
 
     @Command(name = "diagnose", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, description = "The incident report; exit codes as walverify's.")
@@ -130,7 +129,6 @@ public final class WalDoctor implements Callable<Integer> {
             PrintWriter err = spec.commandLine().getErr();
             boolean tty = System.console() != null;
             return withIndex(path, err, tty, x -> {
-                if (tty) err.print("\r\033[K");
                 ShellContext ctx = new ShellContext(x, showSecrets);
                 if (!tty) {
                     int failed = Shell.piped(ctx, new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), out, err);

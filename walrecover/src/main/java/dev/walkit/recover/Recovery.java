@@ -73,6 +73,11 @@ public final class Recovery {
     }
 
     public static RecoveryReport run(RecoveryOptions o, Instant now) throws IOException, Refused {
+        return run(o, now, false);
+    }
+
+    /** With {@code progress}: a bar on the terminal while the input is replayed (a human report, a large file). */
+    public static RecoveryReport run(RecoveryOptions o, Instant now, boolean progress) throws IOException, Refused {
         Path input = Wal.resolve(o.input());
         Path outDir = o.out() == null ? null : o.out().toAbsolutePath().normalize();
         Path target = outDir == null ? null : outDir.resolve(Wal.WAL_FILE);
@@ -107,10 +112,16 @@ public final class Recovery {
                     }
                 }
                 Plan plan = new Plan(r, history);
+                plan.progress = dev.walkit.cli.Progress.of(o.dryRun() ? "replaying" : "recovering", in.size(), progress);
                 plan.stopsHistory = o.form() == RecoveryOptions.Form.AUTO;
                 Replayer.Options opts = o.policy().replayOptions(o.toRevision());
                 Timing.mark("start");
-                Replay.Result res = Replay.run(in, sniffed, ro, opts, plan);
+                Replay.Result res;
+                try {
+                    res = Replay.run(in, sniffed, ro, opts, plan);
+                } finally {
+                    plan.progress.close();
+                }
                 Timing.mark("replay+write");
                 Replayer s = res.state();
                 r.format = res.format();
@@ -290,7 +301,11 @@ public final class Recovery {
         @Override
         public void read(long offset, long revision) {
             if (revision > lastRevisionRead) lastRevisionRead = revision;
+            progress.accept(offset);
         }
+
+        /** The bar on the terminal, or one that draws nothing. */
+        dev.walkit.cli.Progress progress = dev.walkit.cli.Progress.of("", 0, false);
 
         Plan(RecoveryReport.Draft r, HistoryWriter history) {
             this.r = r;

@@ -169,7 +169,7 @@ public final class WalRecover implements Callable<Integer> {
         }
         RecoveryReport r;
         try {
-            r = Recovery.run(o, Instant.now());
+            r = Recovery.run(o, Instant.now(), writeOut.format() == OutputFormat.SIMPLE);
         } catch (Recovery.Refused e) {
             err.println("walrecover: " + e.getMessage());
             return e.usage() ? ExitCode.USAGE.code() : ExitCode.DAMAGE.code();
