@@ -10,6 +10,7 @@ import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.Replayer;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
@@ -160,6 +161,11 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
 
         private void recommend(boolean healthy, boolean tailOnly) {
             String p = x.file().path().toString();
+            String walrecover = dev.walkit.cli.ToolPath.of("walrecover");
+            // A real place beside the store (the runbooks' STORE.recovered), not a placeholder to fill in.
+            Path store = x.file().path().getFileName().toString().equals(dev.walkit.format.Wal.WAL_FILE) && x.file().path().getParent() != null
+                    ? x.file().path().getParent() : x.file().path();
+            String out = store + ".recovered";
             if (healthy) {
                 next.add("nothing to repair; `waldoctor shell " + p + "` to look around");
                 return;
@@ -167,17 +173,17 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             boolean crcBug = signatures.stream().anyMatch(s -> s.name().equals("crc-range-bug"));
             if (crcBug) {
                 String range = x.damage().stream().filter(l -> l.span().kind() == DamageKind.CRC_RANGE_BUG).findFirst().orElseThrow().span().crcRange().label();
-                next.add("walrecover --accept-crc " + range + " --out /var/lib/RECOVERED " + p);
+                next.add(walrecover + " --accept-crc " + range + " --out " + out + " " + p);
                 return;
             }
             if (tailOnly) {
-                next.add("walrecover --policy tolerate-tail --out /var/lib/RECOVERED " + p);
+                next.add(walrecover + " --policy tolerate-tail --out " + out + " " + p);
                 return;
             }
-            next.add("walrecover --dry-run --policy salvage " + p + "   # preview what would be lost");
-            next.add("walrecover --policy salvage --out /var/lib/RECOVERED --report recover.json " + p);
-            next.add("walrecover --policy point-in-time --out /var/lib/RECOVERED " + p + "   # or: keep only what precedes the first damage");
-            next.add("if live keys vanished at a known revision R (the compaction bug): walrecover --to-revision R-1 --out /var/lib/RECOVERED " + p);
+            next.add(walrecover + " --dry-run --policy salvage " + p + "   # preview what would be lost");
+            next.add(walrecover + " --policy salvage --out " + out + " --report recover.json " + p);
+            next.add(walrecover + " --policy point-in-time --out " + out + " " + p + "   # or: keep only what precedes the first damage");
+            next.add("if live keys vanished at a known revision R (the compaction bug): " + walrecover + " --to-revision R-1 --out " + out + " " + p);
         }
     }
 
