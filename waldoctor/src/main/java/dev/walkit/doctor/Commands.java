@@ -187,7 +187,8 @@ public final class Commands {
         out.printf("file %s: format %s, %,d bytes%n", x.file().path(), x.format().label(), x.file().size());
         out.printf("records %,d valid, transactions %,d applied; revision %d, compact revision %d%n", x.records(), s.transactions(), s.revision(), s.compactRevision());
         out.printf("keys %,d live, %,d tombstones; leases %,d%n", s.keys().liveCount(), s.keys().tombstoneCount(), s.leases().keysByLease().size());
-        out.printf("damage %d span(s), %d finding(s), %d transaction(s) dropped%n", x.damage().size(), s.findings().size(), x.dropped().size());
+        out.printf("damage %d span(s), %d finding(s)%n", x.damage().size(), s.findings().size());
+        out.printf("%s%n", dev.walkit.format.replay.RevisionAccount.of(s, x.damage()).text());
         if (ctx.viewRevision != Long.MAX_VALUE) out.printf("viewing revision %d%n", ctx.viewRevision);
         return ShellCommand.Outcome.OK;
     }

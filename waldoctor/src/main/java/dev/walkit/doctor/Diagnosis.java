@@ -27,7 +27,7 @@ import java.util.TreeMap;
 public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> largest, List<Long> writesPerTenth,
                         List<DamageLocator.Located> damage, List<Finding> findings, List<LogIndex.Dropped> dropped,
                         List<String> uncertainKeys, List<Signature> signatures, List<String> next,
-                        Assessment.Verdict verdict) {
+                        Assessment.Verdict verdict, dev.walkit.format.replay.RevisionAccount account) {
     public static final String SCHEMA = "walkit.waldoctor.diagnose/v1";
 
     /** What the log is: its file and what replay made of it. */
@@ -119,7 +119,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             List<Largest> big = largest.stream().map(k -> new Largest(new String(k.key(), StandardCharsets.UTF_8), k.valueLength())).toList();
             List<Long> tenths = java.util.Arrays.stream(writesPerDecile).boxed().toList();
             return new Diagnosis(facts, resources, big, tenths, x.damage(), s.findings(), x.dropped(), new ArrayList<>(uncertainKeys),
-                    signatures, next, verdict);
+                    signatures, next, verdict, dev.walkit.format.replay.RevisionAccount.of(s, x.damage()));
         }
 
         private void recognise() {

@@ -38,7 +38,10 @@ final class DiagnosisJson implements DiagnosisPrinter {
         for (Finding x : d.findings()) {
             j.beginObject().field("kind", x.kind().label()).field("offset", x.offset()).fieldOrNull("revision", x.revision()).field("detail", x.detail()).endObject();
         }
-        j.endArray().name("dropped_transactions").beginArray();
+        j.endArray().name("revisions").beginObject().field("first", d.account().base() + 1).field("last", d.account().top())
+                .field("applied", d.account().applied()).field("dropped", d.account().dropped()).field("damaged_up_to", d.account().damagedUpTo())
+                .field("skipped", d.account().skipped()).endObject();
+        j.name("dropped_transactions").beginArray();
         for (LogIndex.Dropped x : d.dropped()) {
             j.beginObject().field("offset", x.offset()).field("revision", x.revision()).field("why", x.why()).name("keys").beginArray();
             x.keys().forEach(j::value);

@@ -29,16 +29,17 @@ final class DiagnosisText implements DiagnosisPrinter {
         if (d.damage().isEmpty() && d.findings().isEmpty()) out.printf("  none: the log is healthy%n");
         for (DamageLocator.Located l : d.damage()) {
             DamageSpan s = l.span();
-            long lost = l.revisionBefore() >= 0 && l.revisionAfter() >= 0 ? Math.max(0, l.revisionAfter() - l.revisionBefore() - 1) : -1;
-            out.printf("  %s at offset %,d, %,d bytes, between revisions %s and %s%s%n    %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
-                    Revision.text(l.revisionBefore()), Revision.text(l.revisionAfter()), lost > 0 ? " (" + lost + " revision(s) missing)" : "", s.describe(),
+            out.printf("  %s at offset %,d, %,d bytes, %s%n    %s%n    %s%n", s.kind().label(), s.offset(), s.length(), where(l), s.describe(),
                     Meaning.of(s.kind()));
         }
         for (Finding x : d.findings()) {
             out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", x.kind().label(), x.offset(), Revision.text(x.revision()), x.detail(), Meaning.of(x.kind()));
         }
+        if (!d.dropped().isEmpty() || d.account().damagedUpTo() > 0) {
+            out.printf("== what it costs%n  %s%n", d.account().text());
+        }
         if (!d.dropped().isEmpty()) {
-            out.printf("== what it costs%n  %d transaction(s) dropped; keys whose latest state is uncertain:%n", d.dropped().size());
+            out.printf("  keys whose latest state is uncertain (their dropped transactions):%n");
             d.uncertainKeys().stream().limit(50).forEach(k -> out.printf("    %s%n", k));
             if (d.uncertainKeys().size() > 50) out.printf("    … %d more%n", d.uncertainKeys().size() - 50);
         }
@@ -49,5 +50,17 @@ final class DiagnosisText implements DiagnosisPrinter {
         out.printf("== next%n");
         for (String n : d.next()) out.printf("  %s%n", n);
         out.println(DiagnosisPrinter.verdictLine(d));
+    }
+
+    /**
+     * Where a damaged span lies in revisions: inside one transaction ("inside revision R", records of the same
+     * revision on both sides), or between two, with the revisions no valid record was read of ("lost").
+     */
+    static String where(DamageLocator.Located l) {
+        long before = l.revisionBefore();
+        long after = l.revisionAfter();
+        if (before >= 0 && before == after) return "inside revision " + before;
+        long lost = before >= 0 && after >= 0 ? Math.max(0, after - before - 1) : 0;
+        return "between revisions " + Revision.text(before) + " and " + Revision.text(after) + (lost > 0 ? " (up to " + lost + " lost)" : "");
     }
 }

@@ -85,6 +85,10 @@ public final class Replayer implements TransactionGrouper.Sink {
 
     private long records;
     private long transactions;
+    /** Ordinary transactions applied (the snapshot prefix not counted), and dropped ones ahead of the last applied revision ({@link #account}). */
+    private long ordinaryApplied;
+    private long droppedAhead;
+    private long highestDropped;
     private long revision;
     private long firstRevision = -1;
     private long compactRevision;
@@ -136,7 +140,10 @@ public final class Replayer implements TransactionGrouper.Sink {
     public void finding(Finding f) {
         findingCounts.merge(f.kind(), 1, Integer::sum);
         if (findings.size() < MAX_FINDINGS_KEPT) findings.add(f);
-        if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) markDamaged(f.offset());
+        if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) {
+            markDamaged(f.offset());
+            countDropped(f.revision()); // a transaction read in part and dropped, reported by the grouping as a finding
+        }
     }
 
     private void keptBreak(Finding f, byte[] key) {
@@ -181,7 +188,7 @@ public final class Replayer implements TransactionGrouper.Sink {
                         : snapshotRecord(first);
                 judged = null;
                 if (a == SnapshotPrefix.Action.DROP) {
-                    listener.dropped(txn, dropWhy);
+                    dropped(txn, dropWhy);
                 } else if (options.stopAtFirstDamage && damaged) {
                     dropAfterDamage(txn); // the first inconsistency of the prefix: point-in-time keeps what came before
                 } else {
@@ -200,7 +207,7 @@ public final class Replayer implements TransactionGrouper.Sink {
             }
         }
         if (txn.revision() > options.toRevision) {
-            listener.dropped(txn, "revision " + txn.revision() + " is after --to-revision " + options.toRevision);
+            dropped(txn, "revision " + txn.revision() + " is after --to-revision " + options.toRevision);
             return;
         }
         if (!Rules.revisionAdvances(txn.revision(), revision, transactions > 0 || prefix.hasMarker())) {
@@ -215,11 +222,12 @@ public final class Replayer implements TransactionGrouper.Sink {
         revision = txn.revision();
         if (firstRevision < 0) firstRevision = revision;
         transactions++;
+        ordinaryApplied++;
         listener.applied(txn, keys);
     }
 
     private void dropAfterDamage(Transaction txn) {
-        listener.dropped(txn, "after the first damage at offset " + firstDamageOffset + " (point-in-time)");
+        dropped(txn, "after the first damage at offset " + firstDamageOffset + " (point-in-time)");
     }
 
     /** The most records of a transaction {@link #applyPlain} takes. */
@@ -260,6 +268,7 @@ public final class Replayer implements TransactionGrouper.Sink {
         revision = rev;
         if (firstRevision < 0) firstRevision = rev;
         transactions++;
+        ordinaryApplied++;
         listener.applied(plainView.set(b, from, to), keys);
         return true;
     }
@@ -278,7 +287,7 @@ public final class Replayer implements TransactionGrouper.Sink {
 
     private void drop(Transaction txn, Finding why) {
         finding(why);
-        listener.dropped(txn, why.detail());
+        dropped(txn, why.detail());
     }
 
     /** What the prefix's rules say of the lone snapshot record {@code e} ({@link SnapshotPrefix#lone}). */
@@ -390,6 +399,34 @@ public final class Replayer implements TransactionGrouper.Sink {
 
     public Map<DamageKind, Integer> findingCounts() {
         return findingCounts;
+    }
+
+    /** Ordinary transactions applied (the snapshot prefix not counted): {@link RevisionAccount}. */
+    public long ordinaryApplied() {
+        return ordinaryApplied;
+    }
+
+    /** Transactions dropped whose revision was ahead of the last applied one (not a repeat): {@link RevisionAccount}. */
+    public long droppedAhead() {
+        return droppedAhead;
+    }
+
+    /** The highest revision read, applied or dropped. */
+    public long topRevision() {
+        return Math.max(revision, highestDropped);
+    }
+
+    /** A dropped transaction, counted when its revision is ahead of the last applied one (a regression or a duplicate is not a revision of its own). */
+    private void dropped(Transaction txn, String why) {
+        countDropped(txn.revision());
+        listener.dropped(txn, why);
+    }
+
+    private void countDropped(long rev) {
+        if (rev > revision && rev > highestDropped) {
+            droppedAhead++;
+            highestDropped = rev;
+        }
     }
 
     /** Records in applied transactions. */
