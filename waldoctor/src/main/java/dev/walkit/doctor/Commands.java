@@ -427,8 +427,8 @@ public final class Commands {
     private static ShellCommand.Outcome damage(ShellContext ctx, Args a, PrintWriter out) {
         for (DamageLocator.Located l : ctx.index.damage()) {
             DamageSpan d = l.span();
-            out.printf("%s at offset %d, %d bytes (between revisions %s and %s): %s%n  %s%n", d.kind().label(), d.offset(), d.length(),
-                    Revision.text(l.revisionBefore()), Revision.text(l.revisionAfter()), d.describe(), Meaning.of(d.kind()));
+            out.printf("%s at offset %d, %d bytes (%s): %s%n  %s%n", d.kind().label(), d.offset(), d.length(),
+                    Revision.where(l.revisionBefore(), l.revisionAfter()), d.describe(), Meaning.of(d.kind()));
         }
         for (Finding f : ctx.index.state().findings()) {
             out.printf("%s at offset %d (revision %s): %s%n", f.kind().label(), f.offset(), Revision.text(f.revision()), f.detail());

@@ -29,7 +29,7 @@ final class DiagnosisText implements DiagnosisPrinter {
         if (d.damage().isEmpty() && d.findings().isEmpty()) out.printf("  none: the log is healthy%n");
         for (DamageLocator.Located l : d.damage()) {
             DamageSpan s = l.span();
-            out.printf("  %s at offset %,d, %,d bytes, %s%n    %s%n    %s%n", s.kind().label(), s.offset(), s.length(), where(l), s.describe(),
+            out.printf("  %s at offset %,d, %,d bytes, %s%n    %s%n    %s%n", s.kind().label(), s.offset(), s.length(), Revision.where(l.revisionBefore(), l.revisionAfter()), s.describe(),
                     Meaning.of(s.kind()));
         }
         for (Finding x : d.findings()) {
@@ -50,17 +50,5 @@ final class DiagnosisText implements DiagnosisPrinter {
         out.printf("== next%n");
         for (String n : d.next()) out.printf("  %s%n", n);
         out.println(DiagnosisPrinter.verdictLine(d));
-    }
-
-    /**
-     * Where a damaged span lies in revisions: inside one transaction ("inside revision R", records of the same
-     * revision on both sides), or between two, with the revisions no valid record was read of ("lost").
-     */
-    static String where(DamageLocator.Located l) {
-        long before = l.revisionBefore();
-        long after = l.revisionAfter();
-        if (before >= 0 && before == after) return "inside revision " + before;
-        long lost = before >= 0 && after >= 0 ? Math.max(0, after - before - 1) : 0;
-        return "between revisions " + Revision.text(before) + " and " + Revision.text(after) + (lost > 0 ? " (up to " + lost + " lost)" : "");
     }
 }

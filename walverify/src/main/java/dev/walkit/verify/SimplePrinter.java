@@ -21,8 +21,8 @@ final class SimplePrinter implements VerifyPrinter {
         if (r.grewTo() >= 0) out.println(grewNote(r));
         for (DamageLocator.Located d : r.damage()) {
             DamageSpan s = d.span();
-            out.printf("  %s at offset %,d, %,d bytes (between revisions %s and %s): %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
-                    Revision.text(d.revisionBefore()), Revision.text(d.revisionAfter()), s.describe(), Meaning.of(s.kind()));
+            out.printf("  %s at offset %,d, %,d bytes (%s): %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
+                    Revision.where(d.revisionBefore(), d.revisionAfter()), s.describe(), Meaning.of(s.kind()));
         }
         for (Finding f : r.findings()) {
             out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", f.kind().label(), f.offset(), Revision.text(f.revision()), f.detail(), Meaning.of(f.kind()));
