@@ -65,9 +65,23 @@ final class EtcdClients {
             b.sslContext(ssl.build());
         }
         if (o.user() != null) {
-            String password = Files.readString(o.passwordFile(), StandardCharsets.UTF_8).strip();
+            String password = firstLine(o.passwordFile());
             b.user(ByteSequence.from(o.user(), StandardCharsets.UTF_8)).password(ByteSequence.from(password, StandardCharsets.UTF_8));
         }
         return b.build();
+    }
+
+    /**
+     * The password: the file's first line, without its line ending (as the help says; a file written by
+     * {@code echo} or an editor ends in a newline, and what follows it is not the password).
+     */
+    static String firstLine(java.nio.file.Path file) throws java.io.IOException {
+        try (java.io.BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            String line = r.readLine();
+            if (line == null || line.isEmpty()) throw new java.io.IOException(file + ": --password-file is empty (its first line is the password)");
+            return line;
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new java.io.IOException(file + ": --password-file: no such file");
+        }
     }
 }

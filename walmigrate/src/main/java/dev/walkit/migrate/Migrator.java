@@ -45,6 +45,8 @@ public final class Migrator {
     private final AtomicLong lastAnswer = new AtomicLong(System.nanoTime());
     /** Why the migration stopped sending batches, or null while it goes on. */
     private volatile String stopped;
+    /** The last failure that was not a request timing out: what a stop for silence names. */
+    private volatile String lastError;
     /** Keys not written for any reason (stopped, refused, failed too often). */
     private final AtomicLong unsentKeys = new AtomicLong();
     private final AtomicLong stoppedKeys = new AtomicLong();
@@ -155,8 +157,11 @@ public final class Migrator {
         List<SourceKey> todo = batch;
         long retried = 0;
         int attempts = 0;
-        long wait = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(silenceNanos));
+        long silenceSeconds = Math.max(1, TimeUnit.NANOSECONDS.toSeconds(silenceNanos));
         while (!todo.isEmpty()) {
+            // Each request waits only for what is left of the silence allowed since the last answer: the job stops
+            // within the documented time, not that time after a request that began just before it ran out.
+            long waitMs = Math.max(200, TimeUnit.NANOSECONDS.toMillis(silenceNanos - (System.nanoTime() - lastAnswer.get())));
             if (stopped != null) {
                 unsentKeys.addAndGet(todo.size());
                 stoppedKeys.addAndGet(todo.size());
@@ -171,12 +176,12 @@ public final class Migrator {
                     SourceKey k = todo.get(i);
                     ByteSequence key = wrap(k.key());
                     cmps[i] = new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0));
-                    long lease = leases.forSource(k.lease(), wait);
+                    long lease = leases.forSource(k.lease(), Math.max(1, TimeUnit.MILLISECONDS.toSeconds(waitMs)));
                     puts[i] = Op.put(key, wrap(k.value()), lease == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(lease).build());
                 }
                 // No Else branch: the request goes into etcd's raft log, so it carries only the puts;
                 // when the compare fails, a read-only transaction (not logged) says which keys exist.
-                TxnResponse resp = kv.txn().If(cmps).Then(puts).commit().get(wait, TimeUnit.SECONDS);
+                TxnResponse resp = kv.txn().If(cmps).Then(puts).commit().get(waitMs, TimeUnit.MILLISECONDS);
                 lastAnswer.set(System.nanoTime());
                 if (resp.isSucceeded()) {
                     r.add(todo.size(), 0, retried);
@@ -184,7 +189,7 @@ public final class Migrator {
                 }
                 Op[] gets = new Op[todo.size()];
                 for (int i = 0; i < todo.size(); i++) gets[i] = Op.get(ByteSequence.from(todo.get(i).key()), GetOption.DEFAULT);
-                got = kv.txn().Then(gets).commit().get(wait, TimeUnit.SECONDS).getGetResponses();
+                got = kv.txn().Then(gets).commit().get(waitMs, TimeUnit.MILLISECONDS).getGetResponses();
                 lastAnswer.set(System.nanoTime());
             } catch (Exception e) {
                 if (refused(e)) {
@@ -195,9 +200,14 @@ public final class Migrator {
                             + " was refused: " + why + (why.contains("too many operations") ? " (--batch is above the target's --max-txn-ops, 128 by default)" : ""));
                     return;
                 }
+                if (!(rootCause(e) instanceof java.util.concurrent.TimeoutException)) lastError = rootMessage(e);
                 if (System.nanoTime() - lastAnswer.get() >= silenceNanos) {
                     // The target has been silent too long: this batch and every later one are left unwritten.
-                    if (stopped == null) stopped = "etcd has not answered for " + wait + " s (last error: " + rootMessage(e) + ")";
+                    if (stopped == null) {
+                        String last = lastError;
+                        stopped = "etcd has not answered for " + silenceSeconds + " s (" + (last == null
+                                ? "every request in that time went unanswered" : "the last error: " + last) + ")";
+                    }
                     continue;
                 }
                 if (++attempts >= MAX_ATTEMPTS) {
@@ -247,8 +257,13 @@ public final class Migrator {
     }
 
     private static String rootMessage(Throwable e) {
+        Throwable r = rootCause(e);
+        return r.getMessage() == null ? r.getClass().getSimpleName() : r.getClass().getSimpleName() + ": " + r.getMessage();
+    }
+
+    private static Throwable rootCause(Throwable e) {
         while (e.getCause() != null) e = e.getCause();
-        return e.getClass().getSimpleName() + ": " + e.getMessage();
+        return e;
     }
 
     private static void sleep(long ms) {

@@ -98,7 +98,8 @@ class UnreachableTargetTest {
             assertTrue(r.written() > 0 && r.unsent() > 0, r.written() + " written, " + r.unsent() + " not");
             assertEquals(live, r.written() + r.unsent(), "every key written or reported not written");
             assertEquals(1, r.errors().size(), r.errors().toString());
-            assertTrue(r.errors().get(0).startsWith("stopped: etcd has not answered for 2 s"), r.errors().get(0));
+            assertTrue(r.errors().get(0).startsWith("stopped: etcd has not answered for 2 s ("), r.errors().get(0));
+            assertTrue(!r.errors().get(0).contains("null"), "names the last real error, not a timeout's null message: " + r.errors().get(0));
             assertTrue(r.errors().get(0).contains(r.unsent() + " key(s) in "), r.errors().get(0));
             // Run again straight to etcd: the rest is written, nothing twice.
             Run again = run("kine", "--endpoints", etcd.endpoints(), "--sqlite", db.toString(), "--json");
