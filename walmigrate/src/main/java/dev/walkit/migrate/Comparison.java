@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
  * {@code walmigrate verify}: the source's live set against the target, merged as two key-ordered
  * streams (the target read in pages): counts, missing, extra and different (by value hash).
  */
-public record Comparison(long sourceKeys, long targetKeys, long same, List<String> missing, long missingCount, List<String> extra,
-                         long extraCount, List<String> different, long differentCount) {
+public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[]> missing, long missingCount, List<byte[]> extra,
+                         long extraCount, List<byte[]> different, long differentCount) {
     private static final int PAGE = 1000;
 
     public Comparison {
@@ -37,9 +37,9 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<Strin
         long sourceKeys;
         long targetKeys;
         long same;
-        final List<String> missing = new ArrayList<>();
-        final List<String> extra = new ArrayList<>();
-        final List<String> different = new ArrayList<>();
+        final List<byte[]> missing = new ArrayList<>();
+        final List<byte[]> extra = new ArrayList<>();
+        final List<byte[]> different = new ArrayList<>();
         long missingCount;
         long extraCount;
         long differentCount;
@@ -86,8 +86,8 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<Strin
         return c.done();
     }
 
-    private static void add(List<String> l, byte[] key) {
-        if (l.size() < MigrationReport.MAX_LISTED) l.add(new String(key, StandardCharsets.UTF_8));
+    private static void add(List<byte[]> l, byte[] key) {
+        if (l.size() < MigrationReport.MAX_LISTED) l.add(key);
     }
 
     private static SourceKey nextSource(KeySource s, byte[] prefix) {

@@ -8,11 +8,12 @@ import java.util.List;
  * What a migration did, as a value: counts and lists (each list capped at {@link #MAX_LISTED}; the counts count
  * all). Made by the run's {@link Tally}, which the workers add to.
  *
- * @param unsent keys not written because the migration stopped (the target went silent)
+ * @param unsent    keys not written because the migration stopped (the target went silent)
+ * @param conflicts the keys, as bytes (printed quoted, and in JSON also as base64)
  * @param nanos  how long it took
  */
 public record MigrationReport(long sourceKeys, long written, long alreadyPresent, long batches, long retries, long leasesGranted,
-                              long unsent, List<String> conflicts, long conflictCount, List<String> tooLarge, List<String> errors,
+                              long unsent, List<byte[]> conflicts, long conflictCount, List<String> tooLarge, List<String> errors,
                               long nanos) {
     public static final int MAX_LISTED = 1000;
 
@@ -36,7 +37,7 @@ public record MigrationReport(long sourceKeys, long written, long alreadyPresent
         long leasesGranted;
         /** Keys not written because the migration stopped (the target went silent). */
         long unsent;
-        final List<String> conflicts = Collections.synchronizedList(new ArrayList<>());
+        final List<byte[]> conflicts = Collections.synchronizedList(new ArrayList<>());
         long conflictCount;
         final List<String> tooLarge = Collections.synchronizedList(new ArrayList<>());
         final List<String> errors = Collections.synchronizedList(new ArrayList<>());
@@ -48,7 +49,7 @@ public record MigrationReport(long sourceKeys, long written, long alreadyPresent
             retries += retried;
         }
 
-        synchronized void conflict(String key) {
+        synchronized void conflict(byte[] key) {
             conflictCount++;
             if (conflicts.size() < MAX_LISTED) conflicts.add(key);
         }

@@ -133,7 +133,7 @@ public final class Migrator {
             long size = (long) k.key().length + k.value().length + MigrateOptions.PER_OP_OVERHEAD * 2L;
             if (size > MigrateOptions.MAX_REQUEST_BYTES) {
                 if (r.tooLarge.size() < MigrationReport.MAX_LISTED) {
-                    r.tooLarge.add(new String(k.key(), StandardCharsets.UTF_8) + " (" + k.value().length + " bytes: above etcd's 1.5 MiB request limit)");
+                    r.tooLarge.add(dev.walkit.cli.KeyText.quote(k.key()) + " (" + k.value().length + " bytes: above etcd's 1.5 MiB request limit)");
                 }
                 continue;
             }
@@ -196,7 +196,7 @@ public final class Migrator {
                     // etcd answered no, and would again: retrying is no use.
                     unsentKeys.addAndGet(todo.size());
                     String why = rootMessage(e);
-                    r.errors.add("a batch of " + todo.size() + " key(s) from " + new String(todo.get(0).key(), StandardCharsets.UTF_8)
+                    r.errors.add("a batch of " + todo.size() + " key(s) from " + dev.walkit.cli.KeyText.quote(todo.get(0).key())
                             + " was refused: " + why + (why.contains("too many operations") ? " (--batch is above the target's --max-txn-ops, 128 by default)" : ""));
                     return;
                 }
@@ -212,7 +212,7 @@ public final class Migrator {
                 }
                 if (++attempts >= MAX_ATTEMPTS) {
                     unsentKeys.addAndGet(todo.size());
-                    r.errors.add("a batch of " + todo.size() + " key(s) from " + new String(todo.get(0).key(), StandardCharsets.UTF_8)
+                    r.errors.add("a batch of " + todo.size() + " key(s) from " + dev.walkit.cli.KeyText.quote(todo.get(0).key())
                             + " failed " + attempts + " times: " + rootMessage(e));
                     return;
                 }
@@ -230,7 +230,7 @@ public final class Migrator {
                 } else if (Arrays.equals(g.getKvs().get(0).getValue().getBytes(), k.value())) {
                     present++;
                 } else {
-                    r.conflict(new String(k.key(), StandardCharsets.UTF_8));
+                    r.conflict(k.key());
                 }
             }
             r.add(0, present, 0);

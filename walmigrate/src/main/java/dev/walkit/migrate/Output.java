@@ -25,7 +25,7 @@ final class Output {
                         .field("target", target).field("dry_run", o.dryRun()).field("source_keys", r.sourceKeys()).field("batches", r.batches())
                         .field("written", r.written()).field("already_present", r.alreadyPresent()).field("conflict_count", r.conflictCount())
                         .field("not_written", r.unsent());
-                list(j, "conflicts", r.conflicts());
+                keys(j, "conflicts", r.conflicts());
                 list(j, "too_large", r.tooLarge());
                 list(j, "errors", r.errors());
                 j.field("leases_granted", r.leasesGranted()).field("seconds", Math.round(r.seconds() * 1000) / 1000.0)
@@ -38,7 +38,7 @@ final class Output {
                         .row("conflicts", r.conflictCount()).row("not written", r.unsent()).row("too large", r.tooLarge().size()).row("leases granted", r.leasesGranted())
                         .row("seconds", String.format("%.1f", r.seconds())).row("keys/s", Math.round(keysPerSecond)).print(out);
                 Table c = new Table("conflict (left as it is)");
-                for (String k : r.conflicts()) c.row(k);
+                for (byte[] k : r.conflicts()) c.row(quote(k));
                 if (!c.isEmpty()) c.print(out);
             }
             default -> {
@@ -46,7 +46,7 @@ final class Output {
                         source, target == null ? "(dry run)" : target, r.sourceKeys(), r.batches(), r.written(), r.alreadyPresent(), r.conflictCount(),
                         r.tooLarge().size(), r.leasesGranted(), r.seconds(), keysPerSecond,
                         o.dryRun() ? "; nothing written" : r.unsent() > 0 ? String.format("; %,d not written (stopped)", r.unsent()) : "");
-                for (String k : r.conflicts()) out.println("  conflict (left as it is): " + k);
+                for (byte[] k : r.conflicts()) out.println("  conflict (left as it is): " + quote(k));
             }
         }
     }
@@ -57,27 +57,27 @@ final class Output {
                 Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "verify").field("source_keys", c.sourceKeys())
                         .field("target_keys", c.targetKeys()).field("same", c.same()).field("missing_count", c.missingCount())
                         .field("extra_count", c.extraCount()).field("different_count", c.differentCount());
-                list(j, "missing", c.missing());
-                list(j, "extra", c.extra());
-                list(j, "different", c.different());
+                keys(j, "missing", c.missing());
+                keys(j, "extra", c.extra());
+                keys(j, "different", c.different());
                 out.println(j.field("equal", c.equal()).endObject());
             }
             case TABLE -> {
                 new Table("field", "value").row("source keys", c.sourceKeys()).row("target keys", c.targetKeys()).row("same", c.same())
                         .row("missing", c.missingCount()).row("extra", c.extraCount()).row("different", c.differentCount()).print(out);
                 Table keys = new Table("difference", "key");
-                for (String k : c.missing()) keys.row("missing", k);
-                for (String k : c.extra()) keys.row("extra", k);
-                for (String k : c.different()) keys.row("different", k);
+                for (byte[] k : c.missing()) keys.row("missing", quote(k));
+                for (byte[] k : c.extra()) keys.row("extra", quote(k));
+                for (byte[] k : c.different()) keys.row("different", quote(k));
                 if (!keys.isEmpty()) keys.print(out);
                 out.println(c.equal() ? "equal" : "NOT equal");
             }
             default -> {
                 out.printf("walmigrate verify: source %,d key(s), target %,d key(s): %,d same, %,d missing, %,d extra, %,d different%n",
                         c.sourceKeys(), c.targetKeys(), c.same(), c.missingCount(), c.extraCount(), c.differentCount());
-                for (String k : c.missing()) out.println("  missing: " + k);
-                for (String k : c.extra()) out.println("  extra: " + k);
-                for (String k : c.different()) out.println("  different: " + k);
+                for (byte[] k : c.missing()) out.println("  missing: " + quote(k));
+                for (byte[] k : c.extra()) out.println("  extra: " + quote(k));
+                for (byte[] k : c.different()) out.println("  different: " + quote(k));
                 out.println(c.equal() ? "equal" : "NOT equal");
             }
         }
@@ -102,6 +102,24 @@ final class Output {
             }
         }
         out.flush();
+    }
+
+    /** A key in text: printable bytes as they are, others as {@code \xNN} (a backslash doubled): it can be pasted back. */
+    private static String quote(byte[] key) {
+        return dev.walkit.cli.KeyText.quote(key);
+    }
+
+    /** Keys in JSON: quoted as in text under {@code name}, and as base64 (etcdctl -w json's form) under {@code name_base64}. */
+    private static void keys(Json j, String name, List<byte[]> keys) {
+        List<byte[]> copy;
+        synchronized (keys) {
+            copy = List.copyOf(keys);
+        }
+        j.name(name).beginArray();
+        for (byte[] k : copy) j.value(quote(k));
+        j.endArray().name(name + "_base64").beginArray();
+        for (byte[] k : copy) j.value(java.util.Base64.getEncoder().encodeToString(k));
+        j.endArray();
     }
 
     private static void list(Json j, String name, List<String> values) {

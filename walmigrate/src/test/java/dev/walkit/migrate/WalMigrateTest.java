@@ -226,6 +226,22 @@ class WalMigrateTest {
     }
 
     @Test
+    void keysThatAreNotUtf8ArePrintedQuotedAndInJsonAlsoAsBase64() throws Exception {
+        // "/nonutf8/café" in Latin-1: the é is the single byte E9, no UTF-8 at all.
+        byte[] key = {'/', 'n', 'o', 'n', 'u', 't', 'f', '8', '/', 'c', 'a', 'f', (byte) 0xE9};
+        Path wal = Files.write(dir.resolve("latin1.wal"), new dev.walkit.format.RecordEncoder().encode(dev.walkit.format.KeyValue.put(key, 1, 1, 1, new byte[] {1}, 0)));
+        Run text = run("verify", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/nonutf8/");
+        assertEquals(1, text.exit(), text.err());
+        assertTrue(text.out().contains("  missing: /nonutf8/caf\\xe9\n"), text.out());
+        JsonNode j = new ObjectMapper().readTree(run("verify", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/nonutf8/", "-w", "json").out());
+        assertEquals("/nonutf8/caf\\xe9", j.get("missing").get(0).asText());
+        assertArrayEquals(key, java.util.Base64.getDecoder().decode(j.get("missing_base64").get(0).asText()), "the base64 form is the key's bytes");
+        assertEquals(0, run("wal", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/nonutf8/").exit());
+        Run after = run("verify", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/nonutf8/");
+        assertEquals(0, after.exit(), after.out() + after.err());
+    }
+
+    @Test
     void offlineWalFromKine() throws Exception {
         Map<String, KineDbGenerator.Live> want = new TreeMap<>();
         KineDbGenerator g = new KineDbGenerator(KineDbGenerator.Options.of(7, 800));
