@@ -40,7 +40,10 @@ final class EtcdClients {
      */
     static void checkReachable(Client c, MigrateOptions o) {
         try {
-            c.getKVClient().get(PROBE, GetOption.builder().withCountOnly(true).withSerializable(true).build())
+            // The job's own prefix (or one key when it has none): a user whose role reads and writes that prefix only
+            // passes, as the job itself needs nothing more.
+            ByteSequence probe = o.prefix().isEmpty() ? PROBE : ByteSequence.from(o.prefix(), StandardCharsets.UTF_8);
+            c.getKVClient().get(probe, GetOption.builder().withCountOnly(true).withSerializable(true).build())
                     .get(REACH.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -59,10 +62,18 @@ final class EtcdClients {
         ClientBuilder b = Client.builder().endpoints(o.endpoints().toArray(new String[0])).connectTimeout(Duration.ofSeconds(5))
                 .retryMaxDuration(Duration.ofSeconds(30)).waitForReady(true);
         if (o.cacert() != null || o.cert() != null) {
-            SslContextBuilder ssl = GrpcSslContexts.forClient();
-            if (o.cacert() != null) ssl.trustManager(o.cacert().toFile());
-            if (o.cert() != null) ssl.keyManager(o.cert().toFile(), o.key().toFile());
-            b.sslContext(ssl.build());
+            // A TLS problem is the target's to fix, as an unreachable one is (exit 5), named now with its cause rather
+            // than as "no answer" after the reach check's 10 s.
+            try {
+                TlsMaterial tls = TlsMaterial.read(o.cacert(), o.cert(), o.key());
+                SslContextBuilder ssl = GrpcSslContexts.forClient();
+                if (tls.ca != null) ssl.trustManager(tls.ca);
+                if (tls.key != null) ssl.keyManager(tls.key, tls.chain);
+                b.sslContext(ssl.build());
+                TlsProbe.check(o.endpoints().get(0), tls);
+            } catch (IOException e) {
+                throw new Unreachable(e.getMessage(), e);
+            }
         }
         if (o.user() != null) {
             String password = firstLine(o.passwordFile());

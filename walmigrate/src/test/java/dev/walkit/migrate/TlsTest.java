@@ -64,6 +64,67 @@ class TlsTest {
         }
     }
 
+    private record Run(int exit, String out, String err, long millis) {
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        long t0 = System.nanoTime();
+        int code = Cli.run(new WalMigrate(), new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(code, out.toString(), err.toString(), (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** The key formats k3s and etcd's tooling write, each taken; each TLS mistake named within 5 s, exit 5. */
+    @Test
+    void keysInEveryPemFormatAndEachTlsMistakeNamed() throws Exception {
+        Path t = certificates();
+        // PKCS#1 ("BEGIN RSA PRIVATE KEY"), from the PKCS#8 key genpkey wrote.
+        openssl(t, "rsa", "-in", "client-key.pem", "-traditional", "-out", "client-key-pkcs1.pem");
+        assertTrue(Files.readString(t.resolve("client-key-pkcs1.pem")).contains("BEGIN RSA PRIVATE KEY"));
+        // SEC1 ("BEGIN EC PRIVATE KEY", after an EC PARAMETERS block), as k3s generates its keys.
+        openssl(t, "ecparam", "-name", "prime256v1", "-genkey", "-out", "ec-key.pem");
+        assertTrue(Files.readString(t.resolve("ec-key.pem")).contains("BEGIN EC PRIVATE KEY"));
+        openssl(t, "req", "-new", "-key", "ec-key.pem", "-out", "ec.csr", "-subj", "/CN=root");
+        openssl(t, "x509", "-req", "-in", "ec.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial", "-out", "ec.pem", "-days", "2");
+        // Another CA, and a client certificate it signed.
+        openssl(t, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "other-ca-key.pem", "-out", "other-ca.pem", "-days", "2", "-subj", "/CN=other-ca");
+        openssl(t, "x509", "-req", "-in", "client.csr", "-CA", "other-ca.pem", "-CAkey", "other-ca-key.pem", "-CAcreateserial", "-out", "stranger.pem", "-days", "2");
+        try (EtcdCluster etcd = EtcdCluster.start(dir.resolve("etcd"), 1, tls(t))) {
+            Path db = dir.resolve("state.db");
+            new KineDbGenerator(KineDbGenerator.Options.of(13, 60)).write(db);
+            String ca = t.resolve("ca.pem").toString();
+            for (String[] pair : new String[][] {{"client.pem", "client-key-pkcs1.pem"}, {"ec.pem", "ec-key.pem"}}) {
+                Run r = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--cacert", ca, "--cert", t.resolve(pair[0]).toString(),
+                        "--key", t.resolve(pair[1]).toString());
+                assertTrue(r.exit() == 0 || r.exit() == 1, pair[1] + " is taken: " + r.err());
+            }
+            Run unknownCa = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--cacert", t.resolve("other-ca.pem").toString(),
+                    "--cert", t.resolve("client.pem").toString(), "--key", t.resolve("client-key.pem").toString());
+            assertEquals(5, unknownCa.exit(), unknownCa.err());
+            assertTrue(unknownCa.err().contains("the server's certificate is not signed by --cacert (unknown CA)"), unknownCa.err());
+            assertTrue(unknownCa.millis() < 5_000, unknownCa.millis() + " ms");
+            Run rejected = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--cacert", ca,
+                    "--cert", t.resolve("stranger.pem").toString(), "--key", t.resolve("client-key.pem").toString());
+            assertEquals(5, rejected.exit(), rejected.err());
+            assertTrue(rejected.err().contains("the server rejected the client certificate"), rejected.err());
+            assertTrue(rejected.millis() < 5_000, rejected.millis() + " ms");
+            Run mismatch = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--cacert", ca,
+                    "--cert", t.resolve("client.pem").toString(), "--key", t.resolve("server-key.pem").toString());
+            assertEquals(5, mismatch.exit(), mismatch.err());
+            assertTrue(mismatch.err().contains(t.resolve("server-key.pem") + ": --key does not match the certificate in " + t.resolve("client.pem")), mismatch.err());
+            Run missing = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--cacert", ca,
+                    "--cert", t.resolve("client.pem").toString(), "--key", t.resolve("nope.pem").toString());
+            assertEquals(5, missing.exit(), missing.err());
+            assertTrue(missing.err().contains(t.resolve("nope.pem") + ": --key: no such file"), missing.err());
+            for (Run r : new Run[] {unknownCa, rejected, mismatch, missing}) assertEquals(1, r.err().lines().count(), "one line: " + r.err());
+        }
+    }
+
+    private static Path tls(Path t) {
+        return t;
+    }
+
     private static String[] concat(String[] a, String[] b) {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
