@@ -1,0 +1,89 @@
+package dev.walkit.migrate;
+
+import dev.walkit.cli.Cli;
+import dev.walkit.format.Fixtures;
+import dev.walkit.testdata.EtcdCluster;
+import dev.walkit.testdata.KineDbGenerator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The job as the least-privilege user deploy/etcd-least-privilege.sh makes (readwrite on /registry/ only), against
+ * a real etcd with auth enabled: it starts, migrates, reruns and verifies; outside its prefix it is refused.
+ */
+class LeastPrivilegeTest {
+    @TempDir
+    Path dir;
+
+    private static String etcdctl(String endpoints, Map<String, String> env, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", endpoints));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("ETCDCTL_API", "3");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, cmd + ": " + out);
+        return out;
+    }
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Cli.run(new WalMigrate(), new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void theJobRunsAsTheUserTheDeployScriptMakes() throws Exception {
+        Path db = dir.resolve("state.db");
+        KineDbGenerator g = new KineDbGenerator(KineDbGenerator.Options.of(14, 400));
+        g.write(db);
+        try (EtcdCluster etcd = EtcdCluster.start(dir.resolve("etcd"), 1)) {
+            String ep = etcd.endpoints();
+            etcdctl(ep, Map.of(), "user", "add", "root:rootpw");
+            etcdctl(ep, Map.of(), "auth", "enable");
+            Path script = Fixtures.root().resolve("deploy/etcd-least-privilege.sh");
+            ProcessBuilder pb = new ProcessBuilder("sh", script.toString()).redirectErrorStream(true);
+            pb.environment().putAll(Map.of("ETCDCTL_ENDPOINTS", ep, "ETCDCTL_USER", "root:rootpw", "WALKIT_PASSWORD", "jobpw"));
+            Process p = pb.start();
+            String said = new String(p.getInputStream().readAllBytes());
+            assertEquals(0, p.waitFor(), said);
+            Path pw = Files.writeString(dir.resolve("password"), "jobpw\n");
+            String[] user = {"--user", "walkit-migrate", "--password-file", pw.toString()};
+
+            Run r = run(concat(new String[] {"kine", "--sqlite", db.toString(), "--endpoints", ep, "--prefix", "/registry/"}, user));
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertTrue(r.out().contains(String.format("%,d written", g.live().size())), r.out());
+            Run again = run(concat(new String[] {"kine", "--sqlite", db.toString(), "--endpoints", ep, "--prefix", "/registry/"}, user));
+            assertEquals(0, again.exit(), again.out() + again.err());
+            Run verify = run(concat(new String[] {"verify", "--sqlite", db.toString(), "--endpoints", ep, "--prefix", "/registry/"}, user));
+            assertEquals(0, verify.exit(), verify.out() + verify.err());
+            // Outside its prefix the role gives nothing: the whole key space is refused, at once and said so.
+            Run all = run(concat(new String[] {"kine", "--sqlite", db.toString(), "--endpoints", ep}, user));
+            assertEquals(5, all.exit(), all.out() + all.err());
+            assertTrue(all.err().contains("permission denied"), all.err());
+        }
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}
