@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[]> missing, long missingCount, List<byte[]> extra,
                          long extraCount, List<byte[]> different, long differentCount) {
     private static final int PAGE = 1000;
+    /** A page of the target holds about this many bytes: its key count follows the values' sizes seen so far. */
+    static final long PAGE_BYTES = 16L << 20;
 
     public Comparison {
         missing = List.copyOf(missing);
@@ -114,6 +116,8 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
         private List<KeyValue> page = List.of();
         private int i;
         private boolean more = true;
+        /** Keys asked for a page: at most {@link #PAGE}, fewer when values are large (about {@link #PAGE_BYTES} a page). */
+        private int limit = PAGE;
 
         TargetScan(Client client, byte[] prefix) {
             this.client = client;
@@ -127,10 +131,11 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
             if (i < page.size()) return true;
             if (!more) return false;
             try {
-                GetOption opt = GetOption.builder().withRange(ByteSequence.from(end)).withLimit(PAGE)
-                        .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND).build();
-                GetResponse r = client.getKVClient().get(ByteSequence.from(from), opt).get(60, TimeUnit.SECONDS);
+                GetResponse r = page();
                 page = r.getKvs();
+                long bytes = 0;
+                for (KeyValue kv : page) bytes += kv.getKey().size() + kv.getValue().size();
+                if (!page.isEmpty()) limit = (int) Math.max(1, Math.min(PAGE, PAGE_BYTES / Math.max(1, bytes / page.size())));
                 i = 0;
                 more = r.isMore();
                 if (!page.isEmpty()) {
@@ -146,6 +151,20 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
         @Override
         public KeyValue next() {
             return page.get(i++);
+        }
+
+        /** One page; asked again with half as many keys when the answer would exceed what gRPC takes. */
+        private GetResponse page() throws Exception {
+            for (;;) {
+                GetOption opt = GetOption.builder().withRange(ByteSequence.from(end)).withLimit(limit)
+                        .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND).build();
+                try {
+                    return client.getKVClient().get(ByteSequence.from(from), opt).get(60, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    if (limit == 1 || !String.valueOf(e.getMessage()).contains("RESOURCE_EXHAUSTED")) throw e;
+                    limit = Math.max(1, limit / 2);
+                }
+            }
         }
 
         /** The range end of a prefix: etcd's convention ("\0" for all keys). */

@@ -20,6 +20,11 @@ final class EtcdClients {
     /** How long the target has to answer a first read before walmigrate gives up on it (as etcdctl's --dial-timeout). */
     static final Duration REACH = Duration.ofSeconds(10);
     private static final ByteSequence PROBE = ByteSequence.from(new byte[] {0});
+    /**
+     * The largest answer taken (gRPC's default is 4 MiB): reads are paged to about {@link Comparison#PAGE_BYTES},
+     * and one value is at most etcd's request limit, so a page of values near that limit fits.
+     */
+    static final int MAX_INBOUND = 64 << 20;
 
     /** The target did not answer: a migration cannot start (exit 5), rather than wait for it for ever. */
     static final class Unreachable extends IllegalStateException {
@@ -60,6 +65,7 @@ final class EtcdClients {
 
     static Client build(MigrateOptions o) throws IOException {
         ClientBuilder b = Client.builder().endpoints(o.endpoints().toArray(new String[0])).connectTimeout(Duration.ofSeconds(5))
+                .maxInboundMessageSize(MAX_INBOUND)
                 .retryMaxDuration(Duration.ofSeconds(30)).waitForReady(true);
         if (o.cacert() != null || o.cert() != null) {
             // A TLS problem is the target's to fix, as an unreachable one is (exit 5), named now with its cause rather

@@ -187,9 +187,7 @@ public final class Migrator {
                     r.add(todo.size(), 0, retried);
                     return;
                 }
-                Op[] gets = new Op[todo.size()];
-                for (int i = 0; i < todo.size(); i++) gets[i] = Op.get(ByteSequence.from(todo.get(i).key()), GetOption.DEFAULT);
-                got = kv.txn().Then(gets).commit().get(waitMs, TimeUnit.MILLISECONDS).getGetResponses();
+                got = readBack(kv, todo, waitMs);
                 lastAnswer.set(System.nanoTime());
             } catch (Exception e) {
                 if (refused(e)) {
@@ -238,6 +236,25 @@ public final class Migrator {
             todo = absent;
         }
         r.add(0, 0, retried);
+    }
+
+    /**
+     * The target's present state of {@code keys} (read-only transactions, not logged), a transaction per group of
+     * keys whose source values add up to at most {@link Comparison#PAGE_BYTES}: one answer for a batch of keys
+     * holding 1.4 MiB each would exceed what gRPC takes.
+     */
+    private static List<GetResponse> readBack(KV kv, List<SourceKey> keys, long waitMs) throws Exception {
+        List<GetResponse> out = new ArrayList<>(keys.size());
+        for (int a = 0; a < keys.size(); ) {
+            long bytes = 0;
+            int b = a;
+            while (b < keys.size() && (b == a || bytes + keys.get(b).value().length <= Comparison.PAGE_BYTES)) bytes += keys.get(b++).value().length;
+            Op[] gets = new Op[b - a];
+            for (int i = a; i < b; i++) gets[i - a] = Op.get(ByteSequence.from(keys.get(i).key()), GetOption.DEFAULT);
+            out.addAll(kv.txn().Then(gets).commit().get(waitMs, TimeUnit.MILLISECONDS).getGetResponses());
+            a = b;
+        }
+        return out;
     }
 
     /**

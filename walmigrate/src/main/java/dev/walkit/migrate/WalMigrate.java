@@ -27,6 +27,16 @@ import java.util.concurrent.Callable;
                 + "conflicts, never overwritten (exit 1)."},
         subcommands = {WalMigrate.Kine.class, WalMigrate.FromWal.class, WalMigrate.Verify.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class WalMigrate implements Callable<Integer> {
+    /**
+     * gRPC's own logging (java.util.logging, INFO lines such as a channel's transient failures) off: walmigrate
+     * reports what fails itself. Held here, as a logger's level lasts only as long as someone holds the logger.
+     */
+    private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("io.grpc");
+
+    static {
+        GRPC_LOG.setLevel(java.util.logging.Level.OFF);
+    }
+
     @Spec
     CommandLine.Model.CommandSpec spec;
 

@@ -226,6 +226,38 @@ class WalMigrateTest {
     }
 
     @Test
+    void valuesNearTheRequestLimitMigrateRerunAndVerify() throws Exception {
+        // 12 values of 1.4 MiB (etcd's request limit is 1.5 MiB): a batch each; a rerun finds them all present
+        // (read back a few at a time, not all in one answer over gRPC's 4 MiB); verify pages by bytes.
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        dev.walkit.format.RecordEncoder enc = new dev.walkit.format.RecordEncoder();
+        java.util.Random rnd = new java.util.Random(15);
+        for (int i = 0; i < 12; i++) {
+            byte[] v = new byte[1400 << 10];
+            rnd.nextBytes(v);
+            log.write(enc.encode(dev.walkit.format.KeyValue.put(("/large/cm-" + i).getBytes(StandardCharsets.UTF_8), i + 1, i + 1, 1, v, 0)));
+        }
+        Path wal = Files.write(dir.resolve("large.wal"), log.toByteArray());
+        java.io.PrintStream savedErr = System.err;
+        java.io.ByteArrayOutputStream jul = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(jul, true, StandardCharsets.UTF_8));
+        try {
+            Run first = run("wal", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/large/");
+            assertEquals(0, first.exit(), first.out() + first.err());
+            assertTrue(first.out().contains("12 written"), first.out());
+            Run again = run("wal", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/large/");
+            assertEquals(0, again.exit(), again.out() + again.err());
+            assertTrue(again.out().contains("0 written, 12 already present, 0 conflict(s)"), again.out());
+            Run verify = run("verify", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/large/");
+            assertEquals(0, verify.exit(), verify.out() + verify.err());
+            assertTrue(verify.out().contains("12 same"), verify.out());
+        } finally {
+            System.setErr(savedErr);
+        }
+        assertEquals("", jul.toString(StandardCharsets.UTF_8), "nothing from gRPC's own logging");
+    }
+
+    @Test
     void keysThatAreNotUtf8ArePrintedQuotedAndInJsonAlsoAsBase64() throws Exception {
         // "/nonutf8/café" in Latin-1: the é is the single byte E9, no UTF-8 at all.
         byte[] key = {'/', 'n', 'o', 'n', 'u', 't', 'f', '8', '/', 'c', 'a', 'f', (byte) 0xE9};
