@@ -11,7 +11,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -56,11 +55,7 @@ class PowerLossTest {
     }
 
     static List<String> command(Path out, boolean force) {
-        List<String> c = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), WalRecover.class.getName()));
-        if (force) c.add("--force");
-        c.addAll(List.of("--out", out.toString(), input.toString()));
-        return c;
+        return WalRecoverTest.process(input, out, force);
     }
 
     private static PowerLoss harness(String name) throws Exception {

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,11 +34,7 @@ class SyscallOrderTest {
     }
 
     static List<String> command(Path out, boolean force) {
-        List<String> c = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), WalRecover.class.getName()));
-        if (force) c.add("--force");
-        c.addAll(List.of("--out", out.toString(), input.toString()));
-        return c;
+        return WalRecoverTest.process(input, out, force);
     }
 
     @Test

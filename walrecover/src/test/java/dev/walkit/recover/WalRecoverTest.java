@@ -72,6 +72,15 @@ class WalRecoverTest {
     record Run(int exit, String out, String err) {
     }
 
+    /** The real CLI as a process of its own: {@code java -cp … WalRecover [--force] --out OUT INPUT}. */
+    static List<String> process(Path input, Path out, boolean force) {
+        List<String> c = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), WalRecover.class.getName()));
+        if (force) c.add("--force");
+        c.addAll(List.of("--out", out.toString(), input.toString()));
+        return c;
+    }
+
     static Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
