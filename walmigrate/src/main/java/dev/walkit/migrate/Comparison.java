@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * streams (the target read in pages): counts, missing, extra and different (by value hash).
  */
 public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[]> missing, long missingCount, List<byte[]> extra,
-                         long extraCount, List<byte[]> different, long differentCount) {
+                         long extraCount, List<byte[]> different, long differentCount, List<String> differentWhy) {
     private static final int PAGE = 1000;
     /** A page of the target holds about this many bytes: its key count follows the values' sizes seen so far. */
     static final long PAGE_BYTES = 16L << 20;
@@ -42,12 +42,14 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
         final List<byte[]> missing = new ArrayList<>();
         final List<byte[]> extra = new ArrayList<>();
         final List<byte[]> different = new ArrayList<>();
+        /** Beside each listed difference: "value" or what differs of the lease. */
+        final List<String> differentWhy = new ArrayList<>();
         long missingCount;
         long extraCount;
         long differentCount;
 
         Comparison done() {
-            return new Comparison(sourceKeys, targetKeys, same, missing, missingCount, extra, extraCount, different, differentCount);
+            return new Comparison(sourceKeys, targetKeys, same, missing, missingCount, extra, extraCount, different, differentCount, differentWhy);
         }
     }
 
@@ -57,6 +59,7 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
         try (Client client = EtcdClients.build(o)) {
             EtcdClients.checkReachable(client, o);
             Iterator<KeyValue> target = new TargetScan(client, prefix);
+            LeaseTtls ttls = new LeaseTtls(client);
             SourceKey s = nextSource(source, prefix);
             KeyValue t = target.hasNext() ? target.next() : null;
             while (s != null || t != null) {
@@ -74,10 +77,13 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
                 } else {
                     c.sourceKeys++;
                     c.targetKeys++;
-                    if (Arrays.equals(sha256(s.value()), sha256(t.getValue().getBytes()))) {
+                    String why = !Arrays.equals(sha256(s.value()), sha256(t.getValue().getBytes())) ? "value"
+                            : leaseDifference(s.lease() <= 0 ? 0 : source.leaseIsTtl() ? s.lease() : ANY_TTL, t.getLease(), ttls);
+                    if (why == null) {
                         c.same++;
                     } else {
                         c.differentCount++;
+                        if (c.different.size() < MigrationReport.MAX_LISTED) c.differentWhy.add(why);
                         add(c.different, s.key());
                     }
                     s = nextSource(source, prefix);
@@ -86,6 +92,41 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
             }
         }
         return c.done();
+    }
+
+    /** A WAL's leases are granted anew with the migration's --lease-ttl: any TTL is theirs, only being attached counts. */
+    static final long ANY_TTL = -1;
+
+    /**
+     * What differs of a key's lease, or null: attached on one side only, or a TTL other than the source's class
+     * ({@code wantTtl}: kine's TTL (its lease ID is its TTL); {@link #ANY_TTL} for a WAL's; 0 for none).
+     */
+    static String leaseDifference(long wantTtl, long targetLease, LeaseTtls ttls) throws Exception {
+        if (wantTtl == 0 && targetLease == 0) return null;
+        if (wantTtl == 0) return "lease: none in the source, " + Long.toHexString(targetLease) + " in the target";
+        if (targetLease == 0) return "lease: " + (wantTtl == ANY_TTL ? "one" : "a TTL of " + wantTtl + " s") + " in the source, none in the target";
+        if (wantTtl == ANY_TTL) return null;
+        long granted = ttls.granted(targetLease);
+        return granted == wantTtl ? null : "lease: a TTL of " + wantTtl + " s in the source, " + granted + " s in the target";
+    }
+
+    /** The granted TTL of each target lease, asked once. */
+    static final class LeaseTtls {
+        private final Client client;
+        private final java.util.Map<Long, Long> ttl = new java.util.HashMap<>();
+
+        LeaseTtls(Client client) {
+            this.client = client;
+        }
+
+        long granted(long lease) throws Exception {
+            Long t = ttl.get(lease);
+            if (t == null) {
+                t = client.getLeaseClient().timeToLive(lease, io.etcd.jetcd.options.LeaseOption.DEFAULT).get(60, TimeUnit.SECONDS).getGrantedTTL();
+                ttl.put(lease, t);
+            }
+            return t;
+        }
     }
 
     private static void add(List<byte[]> l, byte[] key) {

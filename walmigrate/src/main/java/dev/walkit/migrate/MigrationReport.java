@@ -14,7 +14,7 @@ import java.util.List;
  */
 public record MigrationReport(long sourceKeys, long written, long alreadyPresent, long batches, long retries, long leasesGranted,
                               long unsent, List<byte[]> conflicts, long conflictCount, List<String> tooLarge, List<String> errors,
-                              long nanos) {
+                              long nanos, long leasesReused) {
     public static final int MAX_LISTED = 1000;
 
     public MigrationReport {
@@ -35,6 +35,8 @@ public record MigrationReport(long sourceKeys, long written, long alreadyPresent
         long batches;
         long retries;
         long leasesGranted;
+        /** Leases an earlier run granted, found on the keys it wrote and used again. */
+        long leasesReused;
         /** Keys not written because the migration stopped (the target went silent). */
         long unsent;
         final List<byte[]> conflicts = Collections.synchronizedList(new ArrayList<>());
@@ -56,7 +58,7 @@ public record MigrationReport(long sourceKeys, long written, long alreadyPresent
 
         synchronized MigrationReport done() {
             return new MigrationReport(sourceKeys, written, alreadyPresent, batches, retries, leasesGranted, unsent, conflicts,
-                    conflictCount, tooLarge, errors, nanos);
+                    conflictCount, tooLarge, errors, nanos, leasesReused);
         }
     }
 }

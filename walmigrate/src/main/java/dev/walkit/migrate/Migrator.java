@@ -111,6 +111,7 @@ public final class Migrator {
         }
         Timing.mark("all committed");
         r.leasesGranted = leases.granted();
+        r.leasesReused = leases.reused();
         target.close();
         r.nanos = System.nanoTime() - start;
         if (progress != null) progress.print("\r\033[K");
@@ -170,6 +171,14 @@ public final class Migrator {
             }
             List<GetResponse> got;
             try {
+                if (leases.unknown(todo)) {
+                    // A lease this run has not mapped yet: first see which keys an earlier run left, and reuse the lease
+                    // they carry, so that a rerun grants only what is missing (and a run that writes nothing, none).
+                    List<SourceKey> absent = settle(readBack(kv, todo, waitMs), todo, leases, r);
+                    lastAnswer.set(System.nanoTime());
+                    todo = absent;
+                    if (todo.isEmpty()) break;
+                }
                 Cmp[] cmps = new Cmp[todo.size()];
                 Op[] puts = new Op[todo.size()];
                 for (int i = 0; i < todo.size(); i++) {
@@ -218,24 +227,34 @@ public final class Migrator {
                 sleep(Math.min(2000, 50L << Math.min(attempts, 6)));
                 continue;
             }
-            List<SourceKey> absent = new ArrayList<>();
-            long present = 0;
-            for (int i = 0; i < todo.size(); i++) {
-                SourceKey k = todo.get(i);
-                GetResponse g = got.get(i);
-                if (g.getKvs().isEmpty()) {
-                    absent.add(k);
-                } else if (Arrays.equals(g.getKvs().get(0).getValue().getBytes(), k.value())) {
-                    present++;
-                } else {
-                    r.conflict(k.key());
-                }
-            }
-            r.add(0, present, 0);
             retried++;
-            todo = absent;
+            todo = settle(got, todo, leases, r);
         }
         r.add(0, 0, retried);
+    }
+
+    /**
+     * What the target holds of {@code todo} ({@code got}, in order): a key present with the source's value is
+     * counted present (and the lease it carries is learnt for its source lease), one with another value is a
+     * conflict, left as it is; returns the absent keys, still to write.
+     */
+    private static List<SourceKey> settle(List<GetResponse> got, List<SourceKey> todo, Leases leases, MigrationReport.Tally r) {
+        List<SourceKey> absent = new ArrayList<>();
+        long present = 0;
+        for (int i = 0; i < todo.size(); i++) {
+            SourceKey k = todo.get(i);
+            GetResponse g = got.get(i);
+            if (g.getKvs().isEmpty()) {
+                absent.add(k);
+            } else if (Arrays.equals(g.getKvs().get(0).getValue().getBytes(), k.value())) {
+                present++;
+                if (k.lease() > 0 && g.getKvs().get(0).getLease() != 0) leases.reuse(k.lease(), g.getKvs().get(0).getLease());
+            } else {
+                r.conflict(k.key());
+            }
+        }
+        r.add(0, present, 0);
+        return absent;
     }
 
     /**
@@ -308,7 +327,10 @@ public final class Migrator {
         private final Client client;
         private final boolean ttl;
         private final long walTtl;
+        /** Source lease → the target's lease for it (granted by this run, or reused from an earlier one). */
         private final Map<Long, Long> granted = new HashMap<>();
+        private long grants;
+        private long reused;
 
         Leases(Client client, boolean ttl, long walTtl) {
             this.client = client;
@@ -322,12 +344,32 @@ public final class Migrator {
             if (id == null) {
                 id = client.getLeaseClient().grant(ttl ? lease : walTtl).get(waitSeconds, TimeUnit.SECONDS).getID();
                 granted.put(lease, id);
+                grants++;
             }
             return id;
         }
 
+        /** Whether a key of {@code batch} has a source lease this run has neither granted nor found on the target. */
+        synchronized boolean unknown(List<SourceKey> batch) {
+            for (SourceKey k : batch) {
+                if (k.lease() > 0 && !granted.containsKey(k.lease())) return true;
+            }
+            return false;
+        }
+
+        /** An earlier run's lease, found on a key it wrote (alive, since the key is): used for its source lease from now on. */
+        synchronized void reuse(long sourceLease, long targetLease) {
+            if (granted.putIfAbsent(sourceLease, targetLease) == null) reused++;
+        }
+
+        /** Leases this run granted. */
         synchronized long granted() {
-            return granted.size();
+            return grants;
+        }
+
+        /** Leases an earlier run granted that this run uses again. */
+        synchronized long reused() {
+            return reused;
         }
     }
 }

@@ -28,23 +28,23 @@ final class Output {
                 keys(j, "conflicts", r.conflicts());
                 list(j, "too_large", r.tooLarge());
                 list(j, "errors", r.errors());
-                j.field("leases_granted", r.leasesGranted()).field("seconds", Math.round(r.seconds() * 1000) / 1000.0)
+                j.field("leases_granted", r.leasesGranted()).field("leases_reused", r.leasesReused()).field("seconds", Math.round(r.seconds() * 1000) / 1000.0)
                         .field("keys_per_second", Math.round(keysPerSecond)).field("exit_code", code.code());
                 out.println(j.endObject());
             }
             case TABLE -> {
                 new Table("field", "value").row("source", source).row("target", target == null ? "(dry run)" : target).row("source keys", r.sourceKeys())
                         .row("batches", r.batches()).row("written", r.written()).row("already present", r.alreadyPresent())
-                        .row("conflicts", r.conflictCount()).row("not written", r.unsent()).row("too large", r.tooLarge().size()).row("leases granted", r.leasesGranted())
+                        .row("conflicts", r.conflictCount()).row("not written", r.unsent()).row("too large", r.tooLarge().size()).row("leases granted", r.leasesGranted()).row("leases reused", r.leasesReused())
                         .row("seconds", String.format("%.1f", r.seconds())).row("keys/s", Math.round(keysPerSecond)).print(out);
                 Table c = new Table("conflict (left as it is)");
                 for (byte[] k : r.conflicts()) c.row(quote(k));
                 if (!c.isEmpty()) c.print(out);
             }
             default -> {
-                out.printf("walmigrate: %s -> %s: %,d source key(s) in %,d batch(es): %,d written, %,d already present, %,d conflict(s), %,d too large, %,d lease(s) granted; %.1f s (%,.0f keys/s)%s%n",
+                out.printf("walmigrate: %s -> %s: %,d source key(s) in %,d batch(es): %,d written, %,d already present, %,d conflict(s), %,d too large, %,d lease(s) granted%s; %.1f s (%,.0f keys/s)%s%n",
                         source, target == null ? "(dry run)" : target, r.sourceKeys(), r.batches(), r.written(), r.alreadyPresent(), r.conflictCount(),
-                        r.tooLarge().size(), r.leasesGranted(), r.seconds(), keysPerSecond,
+                        r.tooLarge().size(), r.leasesGranted(), r.leasesReused() > 0 ? String.format(" (%,d reused)", r.leasesReused()) : "", r.seconds(), keysPerSecond,
                         o.dryRun() ? "; nothing written" : r.unsent() > 0 ? String.format("; %,d not written (stopped)", r.unsent()) : "");
                 for (byte[] k : r.conflicts()) out.println("  conflict (left as it is): " + quote(k));
             }
@@ -60,6 +60,7 @@ final class Output {
                 keys(j, "missing", c.missing());
                 keys(j, "extra", c.extra());
                 keys(j, "different", c.different());
+                list(j, "different_why", c.differentWhy());
                 out.println(j.field("equal", c.equal()).endObject());
             }
             case TABLE -> {
@@ -68,7 +69,7 @@ final class Output {
                 Table keys = new Table("difference", "key");
                 for (byte[] k : c.missing()) keys.row("missing", quote(k));
                 for (byte[] k : c.extra()) keys.row("extra", quote(k));
-                for (byte[] k : c.different()) keys.row("different", quote(k));
+                for (int i = 0; i < c.different().size(); i++) keys.row("different", quote(c.different().get(i)) + " (" + c.differentWhy().get(i) + ")");
                 if (!keys.isEmpty()) keys.print(out);
                 out.println(c.equal() ? "equal" : "NOT equal");
             }
@@ -77,7 +78,7 @@ final class Output {
                         c.sourceKeys(), c.targetKeys(), c.same(), c.missingCount(), c.extraCount(), c.differentCount());
                 for (byte[] k : c.missing()) out.println("  missing: " + quote(k));
                 for (byte[] k : c.extra()) out.println("  extra: " + quote(k));
-                for (byte[] k : c.different()) out.println("  different: " + quote(k));
+                for (int i = 0; i < c.different().size(); i++) out.println("  different: " + quote(c.different().get(i)) + " (" + c.differentWhy().get(i) + ")");
                 out.println(c.equal() ? "equal" : "NOT equal");
             }
         }

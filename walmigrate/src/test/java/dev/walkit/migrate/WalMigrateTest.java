@@ -175,7 +175,7 @@ class WalMigrateTest {
         assertEquals(p + keys.get(5), j.get("different").get(0).asText());
         assertFalse(j.get("equal").asBoolean());
         Run vt = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p, "-w", "table");
-        assertTrue(vt.out().lines().map(l -> l.replaceAll(" +", " ")).anyMatch(l -> l.equals("| different | " + p + keys.get(5) + " |")), vt.out());
+        assertTrue(vt.out().lines().map(l -> l.replaceAll(" +", " ")).anyMatch(l -> l.equals("| different | " + p + keys.get(5) + " (value) |")), vt.out());
         assertEquals(1, vt.exit());
     }
 
@@ -223,6 +223,31 @@ class WalMigrateTest {
         Run v = run("verify", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/registry/");
         assertEquals(0, v.exit(), v.out());
         assertTrue(p.startsWith("/t"));
+    }
+
+    @Test
+    void aRerunReusesTheLeasesItsEarlierRunGrantedAndVerifyComparesLeases() throws Exception {
+        KineDbGenerator g = new KineDbGenerator(KineDbGenerator.Options.of(16, 600).withPrefix("/leased"));
+        Path db = dir.resolve("leased.db");
+        g.write(db);
+        long ttls = g.live().values().stream().mapToLong(KineDbGenerator.Live::lease).filter(l -> l > 0).distinct().count();
+        assertTrue(ttls > 0, "the source has leased keys");
+        JsonNode first = new ObjectMapper().readTree(run("kine", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/leased", "-w", "json").out());
+        assertEquals(ttls, first.get("leases_granted").asLong(), "a lease per TTL, granted as batches first need them");
+        JsonNode again = new ObjectMapper().readTree(run("kine", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/leased", "-w", "json").out());
+        assertEquals(0, again.get("written").asLong());
+        assertEquals(0, again.get("leases_granted").asLong(), "a rerun that writes nothing grants nothing");
+        assertEquals(ttls, again.get("leases_reused").asLong(), "it finds the earlier run's leases on its keys");
+        assertEquals(0, run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/leased").exit());
+        // A key with the right value but without its lease is a difference.
+        String leased = g.live().entrySet().stream().filter(e -> e.getValue().lease() > 0).findFirst().orElseThrow().getKey();
+        long ttl = g.live().get(leased).lease();
+        try (Client c = Client.builder().endpoints(etcd.endpoints().split(",")).build()) {
+            c.getKVClient().put(ByteSequence.from(leased, StandardCharsets.UTF_8), ByteSequence.from(g.live().get(leased).value())).get();
+        }
+        Run v = run("verify", "--sqlite", db.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/leased");
+        assertEquals(1, v.exit(), v.out());
+        assertTrue(v.out().contains("  different: " + leased + " (lease: a TTL of " + ttl + " s in the source, none in the target)"), v.out());
     }
 
     @Test
