@@ -20,6 +20,8 @@ final class SilentProxy implements AutoCloseable {
     private final int targetPort;
     private final long silentAfter;
     private final AtomicLong fromClient = new AtomicLong();
+    /** When it went silent (System.nanoTime), or 0. */
+    private final AtomicLong silentSince = new AtomicLong();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     SilentProxy(int targetPort, long silentAfter) throws IOException {
@@ -37,6 +39,11 @@ final class SilentProxy implements AutoCloseable {
 
     boolean silent() {
         return fromClient.get() >= silentAfter;
+    }
+
+    /** When it went silent (System.nanoTime), or 0 while it still answers. */
+    long silentSince() {
+        return silentSince.get();
     }
 
     private void accept() {
@@ -64,6 +71,7 @@ final class SilentProxy implements AutoCloseable {
                 for (int n; (n = in.read(buf)) >= 0; ) {
                     boolean wasSilent = silent();
                     if (counts) fromClient.addAndGet(n);
+                    if (!wasSilent && silent()) silentSince.compareAndSet(0, System.nanoTime());
                     if (!wasSilent && out != null) out.write(buf, 0, n);
                 }
             } catch (IOException e) {

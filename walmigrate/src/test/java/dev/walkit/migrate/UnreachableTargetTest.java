@@ -93,6 +93,9 @@ class UnreachableTargetTest {
                     r = new Migrator(o, null, 2).run(src, target);
                 }
                 assertTrue(proxy.silent(), "the proxy went silent");
+                // Within the silence allowed (2 s) and a little: a request begun just before it was not waited for in full.
+                long afterSilence = (System.nanoTime() - proxy.silentSince()) / 1_000_000;
+                assertTrue(afterSilence < 3_500, "stopped " + afterSilence + " ms after the target went silent");
             }
             assertEquals(live, r.sourceKeys());
             assertTrue(r.written() > 0 && r.unsent() > 0, r.written() + " written, " + r.unsent() + " not");
