@@ -268,12 +268,24 @@ public final class Migrator {
             long bytes = 0;
             int b = a;
             while (b < keys.size() && (b == a || bytes + keys.get(b).value().length <= Comparison.PAGE_BYTES)) bytes += keys.get(b++).value().length;
-            Op[] gets = new Op[b - a];
-            for (int i = a; i < b; i++) gets[i - a] = Op.get(ByteSequence.from(keys.get(i).key()), GetOption.DEFAULT);
-            out.addAll(kv.txn().Then(gets).commit().get(waitMs, TimeUnit.MILLISECONDS).getGetResponses());
+            out.addAll(readGroup(kv, keys.subList(a, b), waitMs));
             a = b;
         }
         return out;
+    }
+
+    /** One read-only transaction of {@code keys}; halved when the target's answer (its values, not the source's) exceeds what gRPC takes. */
+    private static List<GetResponse> readGroup(KV kv, List<SourceKey> keys, long waitMs) throws Exception {
+        Op[] gets = new Op[keys.size()];
+        for (int i = 0; i < keys.size(); i++) gets[i] = Op.get(ByteSequence.from(keys.get(i).key()), GetOption.DEFAULT);
+        try {
+            return kv.txn().Then(gets).commit().get(waitMs, TimeUnit.MILLISECONDS).getGetResponses();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (keys.size() == 1 || !String.valueOf(e.getMessage()).contains("RESOURCE_EXHAUSTED")) throw e;
+            List<GetResponse> out = new ArrayList<>(readGroup(kv, keys.subList(0, keys.size() / 2), waitMs));
+            out.addAll(readGroup(kv, keys.subList(keys.size() / 2, keys.size()), waitMs));
+            return out;
+        }
     }
 
     /**

@@ -283,6 +283,33 @@ class WalMigrateTest {
     }
 
     @Test
+    void conflictsWithLargeValuesInTheTargetAreReportedAndTheRestWritten() throws Exception {
+        // 60 keys already in etcd holding 1.4 MiB each (84 MiB, over what one answer may carry); the source has
+        // small other values for them, and 5 keys etcd lacks: 60 conflicts reported, left as they are, 5 written.
+        java.util.Random rnd = new java.util.Random(17);
+        try (Client c = Client.builder().endpoints(etcd.endpoints().split(",")).build()) {
+            for (int i = 0; i < 60; i++) {
+                byte[] v = new byte[1400 << 10];
+                rnd.nextBytes(v);
+                c.getKVClient().put(ByteSequence.from(String.format("/bigconflict/k-%02d", i), StandardCharsets.UTF_8), ByteSequence.from(v)).get();
+            }
+        }
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        dev.walkit.format.RecordEncoder enc = new dev.walkit.format.RecordEncoder();
+        for (int i = 0; i < 65; i++) {
+            byte[] key = String.format("/bigconflict/k-%02d", i).getBytes(StandardCharsets.UTF_8);
+            log.write(enc.encode(dev.walkit.format.KeyValue.put(key, i + 1, i + 1, 1, ("small-" + i).getBytes(StandardCharsets.UTF_8), 0)));
+        }
+        Path wal = Files.write(dir.resolve("bigconflict.wal"), log.toByteArray());
+        JsonNode j = new ObjectMapper().readTree(run("wal", "--wal", wal.toString(), "--endpoints", etcd.endpoints(), "--prefix", "/bigconflict/",
+                "--batch", "128", "-w", "json").out());
+        assertEquals(60, j.get("conflict_count").asLong(), j.toString());
+        assertEquals(5, j.get("written").asLong(), j.toString());
+        assertEquals(0, j.get("not_written").asLong(), j.toString());
+        assertEquals(0, j.get("errors").size(), j.toString());
+    }
+
+    @Test
     void keysThatAreNotUtf8ArePrintedQuotedAndInJsonAlsoAsBase64() throws Exception {
         // "/nonutf8/café" in Latin-1: the é is the single byte E9, no UTF-8 at all.
         byte[] key = {'/', 'n', 'o', 'n', 'u', 't', 'f', '8', '/', 'c', 'a', 'f', (byte) 0xE9};
