@@ -83,6 +83,11 @@ class PtyTest {
             r.held = false;
             type(in, "stats\r");
             Thread.sleep(1500);
+            // Tab on thousands of events: only what every key there shares is inserted (pod-), not pod-0.… of the first 500.
+            type(in, "get /registry/events/default/\t");
+            Thread.sleep(800);
+            type(in, "\r");
+            Thread.sleep(800);
             in.write(4); // Ctrl-D
             in.flush();
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the shell exits on Ctrl-D: " + r.text());
@@ -98,6 +103,8 @@ class PtyTest {
         int warn = out.indexOf("waldoctor: the shell's history is not kept: " + home);
         assertTrue(warn >= 0 && out.indexOf("history is not kept", warn + 60) < 0, "one warning line about the history: " + out.substring(0, Math.min(out.length(), 600)));
         assertTrue(!out.contains("Exception"), "no stack trace");
+        assertTrue(out.matches("(?s).*error: key not found: /registry/events/default/pod-[\r\n].*"), "Tab inserted the common prefix only: "
+                + out.substring(Math.max(0, out.length() - 800)));
     }
 
     @Test
