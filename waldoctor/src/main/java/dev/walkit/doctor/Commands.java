@@ -89,7 +89,7 @@ public final class Commands {
         add("stats", "stats", "what the log is: format, size, records, transactions, revisions, keys, damage", Set.of(), Set.of(), false, Commands::stats);
         add("get", "get KEY [--rev R]", "a key's value and fields, at the latest revision or at R", Set.of("--rev"), Set.of(), true, Commands::get);
         add("range", "range PREFIX [--rev R] [--limit N] [--keys-only]", "keys under a prefix", Set.of("--rev", "--limit"), Set.of("--keys-only"), true, Commands::range);
-        add("history", "history KEY", "every put and delete of a key with its revision and the previous value", Set.of(), Set.of(), true, Commands::history);
+        add("history", "history KEY [--limit N]", "every put and delete of a key with its revision and the previous value (the latest N)", Set.of("--limit"), Set.of(), true, Commands::history);
         add("at", "at R|latest", "view the state at revision R (\"compacted\" below the compact revision)", Set.of(), Set.of(), false, Commands::at);
         add("diff", "diff R1 R2", "keys created, changed and deleted between two revisions", Set.of(), Set.of(), false, Commands::diff);
         add("leases", "leases", "rebuilt leases: each lease ID and its live keys", Set.of(), Set.of(), false, Commands::leases);
@@ -239,11 +239,20 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome history(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 1) return usage(out, "usage: history KEY");
+        if (a.positional().size() != 1) return usage(out, "usage: history KEY [--limit N]");
+        long limit = a.number("--limit", ctx.rows);
+        if (limit < 0) return error(out, a.error());
         String key = a.positional().get(0);
         List<KeyValue> events = ctx.index.events(key);
         if (events == null) return error(out, "key not found: " + key);
         KeyValue prev = null;
+        if (limit > 0 && events.size() > limit) {
+            // The latest: the earlier ones counted, and how to see them.
+            int skip = (int) (events.size() - limit);
+            out.printf("… %,d earlier event(s) of %,d not shown (--limit N shows N, --limit 0 all)%n", skip, events.size());
+            prev = events.get(skip - 1).isDelete() ? null : events.get(skip - 1);
+            events = events.subList(skip, events.size());
+        }
         // Revisions padded to the widest, so that the operations and the prev_kv lines stay in columns.
         int width = 1;
         for (KeyValue kv : events) width = Math.max(width, Long.toString(kv.modRevision()).length());

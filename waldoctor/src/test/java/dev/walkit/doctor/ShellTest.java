@@ -98,6 +98,19 @@ class ShellTest {
     }
 
     @Test
+    void aLongHistoryOnATerminalShowsTheLatestEvents() throws Exception {
+        // The key with the most events in the fixture.
+        String key = index.histories().entrySet().stream().max(java.util.Comparator.comparingInt(e -> index.events(e.getKey()).size())).orElseThrow().getKey();
+        int n = index.events(key).size();
+        assertTrue(n > 3, key + " has " + n + " events");
+        String s = interactive("history " + key + " --limit 3\nquit\n");
+        assertTrue(s.contains("… " + (n - 3) + " earlier event(s) of " + n + " not shown (--limit N shows N, --limit 0 all)"), s);
+        assertEquals(3, s.lines().filter(l -> l.replace("waldoctor> ", "").startsWith("rev ")).count(), s);
+        long last = index.events(key).get(n - 1).modRevision();
+        assertTrue(s.contains("rev " + last), "the latest is shown: " + s);
+    }
+
+    @Test
     void aRevisionPastTheEndAndANegativeLimitAreOneLineErrors() throws Exception {
         String s = interactive("get /registry/configmaps/ns0/cm-0 --rev 99999\nrange /registry/ --limit -1\nquit\n");
         assertSays(s, "error: revision 99999 is past the end of the log (its last revision is " + index.state().revision() + ")",
