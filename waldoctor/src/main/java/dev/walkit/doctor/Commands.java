@@ -91,7 +91,7 @@ public final class Commands {
         add("range", "range PREFIX [--rev R] [--limit N] [--keys-only]", "keys under a prefix", Set.of("--rev", "--limit"), Set.of("--keys-only"), true, Commands::range);
         add("history", "history KEY [--limit N]", "every put and delete of a key with its revision and the previous value (the latest N)", Set.of("--limit"), Set.of(), true, Commands::history);
         add("at", "at R|latest", "view the state at revision R (\"compacted\" below the compact revision)", Set.of(), Set.of(), false, Commands::at);
-        add("diff", "diff R1 R2", "keys created, changed and deleted between two revisions", Set.of(), Set.of(), false, Commands::diff);
+        add("diff", "diff R1 R2 [--limit N]", "keys created, changed and deleted between two revisions", Set.of("--limit"), Set.of(), false, Commands::diff);
         add("leases", "leases", "rebuilt leases: each lease ID and its live keys", Set.of(), Set.of(), false, Commands::leases);
         add("lease", "lease ID", "the live keys attached to a lease", Set.of(), Set.of(), false, Commands::lease);
         add("txn", "txn R", "the records of the transaction at revision R", Set.of(), Set.of(), false, Commands::txn);
@@ -296,7 +296,9 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome diff(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 2) return usage(out, "usage: diff R1 R2");
+        if (a.positional().size() != 2) return usage(out, "usage: diff R1 R2 [--limit N]");
+        long limit = a.number("--limit", ctx.rows);
+        if (limit < 0) return error(out, a.error());
         long r1;
         long r2;
         try {
@@ -317,17 +319,21 @@ public final class Commands {
             int i2 = h.at(r2);
             boolean live1 = i1 >= 0 && !h.isDelete(i1);
             boolean live2 = i2 >= 0 && !h.isDelete(i2);
+            // Every change counted; the first --limit listed (on a terminal 100 unless asked).
+            boolean show = limit == 0 || created + changed + deleted < limit;
             if (!live1 && live2) {
-                out.println("created  " + e.getKey() + " (rev " + h.revision(i2) + ")");
+                if (show) out.println("created  " + e.getKey() + " (rev " + h.revision(i2) + ")");
                 created++;
             } else if (live1 && !live2) {
-                out.println("deleted  " + e.getKey() + (i2 >= 0 ? " (rev " + h.revision(i2) + ")" : ""));
+                if (show) out.println("deleted  " + e.getKey() + (i2 >= 0 ? " (rev " + h.revision(i2) + ")" : ""));
                 deleted++;
             } else if (live1 && i1 != i2) {
-                out.println("changed  " + e.getKey() + " (rev " + h.revision(i1) + " -> " + h.revision(i2) + ")");
+                if (show) out.println("changed  " + e.getKey() + " (rev " + h.revision(i1) + " -> " + h.revision(i2) + ")");
                 changed++;
             }
         }
+        long all = (long) created + changed + deleted;
+        if (limit > 0 && all > limit) out.printf("… %,d of %,d changes shown (--limit N shows N, --limit 0 all)%n", limit, all);
         out.printf("%d created, %d changed, %d deleted%n", created, changed, deleted);
         return ShellCommand.Outcome.OK;
     }

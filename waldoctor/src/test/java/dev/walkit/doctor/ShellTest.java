@@ -111,6 +111,19 @@ class ShellTest {
     }
 
     @Test
+    void aLongDiffOnATerminalListsTheFirstChangesAndCountsThemAll() throws Exception {
+        long top = index.state().revision();
+        String all = interactive("diff 1 " + top + " --limit 0\nquit\n");
+        long n = all.lines().filter(l -> l.replace("waldoctor> ", "").matches("(created|changed|deleted)  .*")).count();
+        assertTrue(n > 3, "changes: " + n);
+        String s = interactive("diff 1 " + top + " --limit 3\nquit\n");
+        assertEquals(3, s.lines().filter(l -> l.replace("waldoctor> ", "").matches("(created|changed|deleted)  .*")).count(), s);
+        assertTrue(s.contains("… 3 of " + n + " changes shown (--limit N shows N, --limit 0 all)"), s);
+        String counts = all.lines().filter(l -> l.matches("\\d+ created, \\d+ changed, \\d+ deleted")).findFirst().orElseThrow();
+        assertTrue(s.contains(counts), "the same counts either way: " + counts);
+    }
+
+    @Test
     void aRevisionPastTheEndAndANegativeLimitAreOneLineErrors() throws Exception {
         String s = interactive("get /registry/configmaps/ns0/cm-0 --rev 99999\nrange /registry/ --limit -1\nquit\n");
         assertSays(s, "error: revision 99999 is past the end of the log (its last revision is " + index.state().revision() + ")",
