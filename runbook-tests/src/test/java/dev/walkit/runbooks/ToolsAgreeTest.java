@@ -136,5 +136,13 @@ class ToolsAgreeTest {
         if (r.json().get("refused").isNull()) {
             assertEquals(v.json().get("live_keys").asLong(), r.json().get("live_keys").asLong(), "live keys: walverify vs walrecover");
         }
+        // One account of the revisions (docs/format.md, "Counting revisions"), adding up, in diagnose and walrecover alike.
+        JsonNode dr = d.json().get("revisions");
+        assertEquals(dr, r.json().get("revisions"), "revisions: diagnose vs walrecover");
+        long span = dr.get("last").asLong() - dr.get("first").asLong() + 1;
+        if (span > 0) {
+            assertEquals(span, dr.get("applied").asLong() + dr.get("dropped").asLong() + dr.get("damaged_up_to").asLong() + dr.get("skipped").asLong(),
+                    "the account adds up: " + dr);
+        }
     }
 }

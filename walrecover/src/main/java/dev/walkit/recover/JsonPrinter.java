@@ -30,6 +30,11 @@ final class JsonPrinter implements RecoveryPrinter {
         j.endArray().name("findings").beginArray();
         for (Finding f : r.findings()) j.beginObject().field("kind", f.kind().label()).field("offset", f.offset()).field("revision", f.revision()).field("detail", f.detail()).endObject();
         j.endArray();
+        if (r.revisions() != null) {
+            var a = r.revisions();
+            j.name("revisions").beginObject().field("first", a.base() + 1).field("last", a.top()).field("applied", a.applied())
+                    .field("dropped", a.dropped()).field("damaged_up_to", a.damagedUpTo()).field("skipped", a.skipped()).endObject();
+        }
         j.name("cleaned_up").beginArray();
         r.cleanedUp().forEach(j::value);
         j.endArray();

@@ -302,7 +302,17 @@ public final class Recovery {
         public void read(long offset, long revision) {
             if (revision > lastRevisionRead) lastRevisionRead = revision;
             progress.accept(offset);
+            locator.record(revision);
         }
+
+        @Override
+        public void damage(dev.walkit.format.DamageSpan span) {
+            locator.damage(span);
+        }
+
+        /** The damaged spans with the revisions around them: for the report's revision account. */
+        final List<dev.walkit.format.replay.DamageLocator.Located> located = new ArrayList<>();
+        final dev.walkit.format.replay.DamageLocator locator = new dev.walkit.format.replay.DamageLocator(located::add);
 
         /** The bar on the terminal, or one that draws nothing. */
         dev.walkit.cli.Progress progress = dev.walkit.cli.Progress.of("", 0, false);
@@ -349,6 +359,8 @@ public final class Recovery {
         }
 
         void finish(Replayer s) {
+            locator.end();
+            r.revisions = dev.walkit.format.replay.RevisionAccount.of(s, located);
             r.damage.addAll(s.damage());
             r.findings.addAll(s.findings());
             for (Finding f : s.findings()) {

@@ -16,6 +16,7 @@ import java.util.List;
  * @param form      the output's form: history or snapshot
  * @param formWhy   why the snapshot form was written where the history form was asked for, or null
  * @param cleanedUp what was put right under the lock before writing: an earlier run's unfinished switch undone, its temp files removed (sentences)
+ * @param revisions where the input's revisions went (docs/format.md, "Counting revisions"), or null before replay
  * @param keptAs    the suffix the old {@code wal} and {@code leases.json} were kept under ({@code .broken.TIMESTAMP}), or null when there were none
  */
 public record RecoveryReport(RecoveryOptions options, Path input, WalFormat format, long inputBytes, long inputRecords,
@@ -23,7 +24,7 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
                              List<DamageSpan> damage, List<Finding> findings, List<Loss> loss, long finalRevision,
                              long compactRevision, long liveKeys, LeaseMetadata leases, String stateDigest, Path output,
                              long outputBytes, String outputChecksum, String refused, String form, String formWhy,
-                             List<String> cleanedUp, String keptAs) {
+                             List<String> cleanedUp, String keptAs, dev.walkit.format.replay.RevisionAccount revisions) {
     /** A transaction left out, with where it was and why. */
     public record Dropped(long offset, long revision, int records, String why) {
     }
@@ -69,11 +70,12 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
         String formWhy;
         final List<String> cleanedUp = new ArrayList<>();
         String keptAs;
+        dev.walkit.format.replay.RevisionAccount revisions;
 
         RecoveryReport done() {
             return new RecoveryReport(options, input, format, inputBytes, inputRecords, keptTransactions, keptRecords,
                     droppedTransactions, dropped, damage, findings, loss, finalRevision, compactRevision, liveKeys, leases,
-                    stateDigest, output, outputBytes, outputChecksum, refused, form, formWhy, cleanedUp, keptAs);
+                    stateDigest, output, outputBytes, outputChecksum, refused, form, formWhy, cleanedUp, keptAs, revisions);
         }
     }
 }

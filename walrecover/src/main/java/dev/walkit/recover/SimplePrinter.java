@@ -17,6 +17,7 @@ final class SimplePrinter implements RecoveryPrinter {
         out.printf("  input: format %s, %,d bytes, %,d valid records%n", r.format() == null ? "-" : r.format().label(), r.inputBytes(), r.inputRecords());
         for (String l : r.cleanedUp()) out.printf("  %s%n", l);
         out.printf("  kept %,d transactions (%,d records); dropped %,d%n", r.keptTransactions(), r.keptRecords(), r.droppedTransactions());
+        if (r.revisions() != null) out.printf("  %s%n", r.revisions().text());
         for (DamageSpan d : r.damage()) out.printf("  damaged bytes %,d..%,d (%,d bytes): %s%n", d.offset(), d.end(), d.length(), d.kind().label());
         int shown = 0;
         for (RecoveryReport.Dropped d : r.dropped()) {

@@ -89,6 +89,8 @@ public final class Replayer implements TransactionGrouper.Sink {
     private long ordinaryApplied;
     private long droppedAhead;
     private long highestDropped;
+    /** Dropped revisions above the last applied one, until a later applied revision settles them. */
+    private final java.util.TreeSet<Long> pendingDrops = new java.util.TreeSet<>();
     private long revision;
     private long firstRevision = -1;
     private long compactRevision;
@@ -223,6 +225,7 @@ public final class Replayer implements TransactionGrouper.Sink {
         if (firstRevision < 0) firstRevision = revision;
         transactions++;
         ordinaryApplied++;
+        appliedRevision(revision);
         listener.applied(txn, keys);
     }
 
@@ -269,6 +272,7 @@ public final class Replayer implements TransactionGrouper.Sink {
         if (firstRevision < 0) firstRevision = rev;
         transactions++;
         ordinaryApplied++;
+        appliedRevision(rev);
         listener.applied(plainView.set(b, from, to), keys);
         return true;
     }
@@ -423,10 +427,20 @@ public final class Replayer implements TransactionGrouper.Sink {
     }
 
     private void countDropped(long rev) {
-        if (rev > revision && rev > highestDropped) {
+        if (rev > revision && pendingDrops.add(rev)) {
             droppedAhead++;
-            highestDropped = rev;
+            highestDropped = Math.max(highestDropped, rev);
         }
+    }
+
+    /**
+     * An ordinary transaction of {@code rev} was applied: a dropped one of the same revision (an incomplete first
+     * try, then the whole transaction) is not a revision dropped; those below are settled as dropped.
+     */
+    private void appliedRevision(long rev) {
+        if (pendingDrops.isEmpty()) return;
+        if (pendingDrops.remove(rev)) droppedAhead--;
+        pendingDrops.headSet(rev).clear();
     }
 
     /** Records in applied transactions. */
