@@ -93,7 +93,7 @@ public final class Commands {
         add("at", "at R|latest", "view the state at revision R (\"compacted\" below the compact revision)", Set.of(), Set.of(), false, Commands::at);
         add("diff", "diff R1 R2 [--limit N]", "keys created, changed and deleted between two revisions", Set.of("--limit"), Set.of(), false, Commands::diff);
         add("leases", "leases", "rebuilt leases: each lease ID and its live keys", Set.of(), Set.of(), false, Commands::leases);
-        add("lease", "lease ID", "the live keys attached to a lease", Set.of(), Set.of(), false, Commands::lease);
+        add("lease", "lease ID [--limit N]", "the live keys attached to a lease", Set.of("--limit"), Set.of(), false, Commands::lease);
         add("txn", "txn R", "the records of the transaction at revision R", Set.of(), Set.of(), false, Commands::txn);
         add("records", "records [--from OFFSET] [--limit N]", "records and damaged spans as the reader sees them", Set.of("--from", "--limit"), Set.of(), false, Commands::records);
         add("hexdump", "hexdump OFFSET [LEN]", "raw bytes of the file", Set.of(), Set.of(), false, Commands::hexdump);
@@ -346,7 +346,9 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome lease(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 1) return usage(out, "usage: lease ID");
+        if (a.positional().size() != 1) return usage(out, "usage: lease ID [--limit N]");
+        long limit = a.number("--limit", ctx.rows);
+        if (limit < 0) return error(out, a.error());
         long id;
         try {
             id = Long.parseLong(a.positional().get(0));
@@ -357,12 +359,13 @@ public final class Commands {
         for (KeyState k : ctx.index.live()) {
             if (ctx.interrupted) return ShellCommand.Outcome.OK;
             if (k.lease() == id) {
-                out.println(new String(k.key(), StandardCharsets.UTF_8));
+                if (limit == 0 || n < limit) out.println(new String(k.key(), StandardCharsets.UTF_8));
                 n++;
             }
         }
         if (n == 0) return error(out, "no live key is attached to lease " + id);
-        out.printf("%d key(s)%n", n);
+        if (limit > 0 && n > limit) out.printf("… %,d of %,d keys shown (--limit N shows N, --limit 0 all)%n", limit, n);
+        else out.printf("%d key(s)%n", n);
         return ShellCommand.Outcome.OK;
     }
 

@@ -124,6 +124,30 @@ class ShellTest {
     }
 
     @Test
+    void aLeaseWithManyKeysOnATerminalListsTheFirstAndCountsThemAll() throws Exception {
+        java.nio.file.Path wal = java.nio.file.Files.createTempDirectory("lease").resolve("wal");
+        dev.walkit.format.RecordEncoder enc = new dev.walkit.format.RecordEncoder();
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < 3; i++) {
+            log.write(enc.encode(dev.walkit.format.KeyValue.put(("/registry/leases/k-" + i).getBytes(StandardCharsets.UTF_8), i + 1, i + 1, 1, new byte[] {1}, 5)));
+        }
+        java.nio.file.Files.write(wal, log.toByteArray());
+        try (LogIndex x = LogIndex.load(wal, null)) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            try (DumbTerminal t = new DumbTerminal("test", "dumb", new ByteArrayInputStream("lease 5 --limit 1\nlease 5 --limit 0\nquit\n".getBytes(StandardCharsets.UTF_8)),
+                    out, StandardCharsets.UTF_8)) {
+                Shell.interactive(new ShellContext(x, false), t, null);
+            }
+            String s = out.toString(StandardCharsets.UTF_8);
+            assertTrue(s.contains("… 1 of 3 keys shown (--limit N shows N, --limit 0 all)"), s);
+            assertTrue(s.contains("3 key(s)"), s);
+        } finally {
+            java.nio.file.Files.deleteIfExists(wal);
+            java.nio.file.Files.deleteIfExists(wal.getParent());
+        }
+    }
+
+    @Test
     void aRevisionPastTheEndAndANegativeLimitAreOneLineErrors() throws Exception {
         String s = interactive("get /registry/configmaps/ns0/cm-0 --rev 99999\nrange /registry/ --limit -1\nquit\n");
         assertSays(s, "error: revision 99999 is past the end of the log (its last revision is " + index.state().revision() + ")",
