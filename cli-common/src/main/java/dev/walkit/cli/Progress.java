@@ -31,6 +31,16 @@ public final class Progress implements LongConsumer, AutoCloseable {
         return new Progress(bar(task, totalBytes, System.err));
     }
 
+    /** A bar drawn on {@code to}, whatever it is (for tests). */
+    static Progress to(String task, long totalBytes, PrintStream to) {
+        return new Progress(bar(task, totalBytes, to));
+    }
+
+    /** Where the bar stands, in MiB (for tests). */
+    long shownMiB() {
+        return bar == null ? 0 : bar.getCurrent();
+    }
+
     static ProgressBar bar(String task, long totalBytes, PrintStream to) {
         return new ProgressBarBuilder().setTaskName(task).setInitialMax(totalBytes >> 20).setUnit(" MiB", 1).showSpeed()
                 .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(200).setMaxRenderedLength(100)
@@ -46,6 +56,22 @@ public final class Progress implements LongConsumer, AutoCloseable {
             shownMiB = mib;
             bar.stepTo(mib);
         }
+    }
+
+    /**
+     * A count of bytes read, from any thread (a scan on two cores reads two halves): the bar shows their sum, at
+     * most the total (a second pass over a damaged log reads again).
+     */
+    public java.util.function.LongConsumer adder() {
+        if (bar == null) return null;
+        java.util.concurrent.atomic.AtomicLong sum = new java.util.concurrent.atomic.AtomicLong();
+        long max = bar.getMax() << 20;
+        return n -> {
+            long s = sum.addAndGet(n);
+            synchronized (this) {
+                accept(Math.min(s, max));
+            }
+        };
     }
 
     @Override

@@ -39,4 +39,25 @@ class ProgressTest {
         assertTrue(s.contains("loading") && s.contains("25%") && s.contains("512/2048 MiB"), s);
         assertTrue(s.matches("(?s).*\\(\\d+:\\d\\d:\\d\\d / \\d+:\\d\\d:\\d\\d\\).*"), "elapsed / time left: " + s);
     }
+
+    @Test
+    void readsFromTwoThreadsAddUpAndStopAtTheTotal() throws Exception {
+        try (Progress p = Progress.to("verifying", 256L << 20, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))) {
+            java.util.function.LongConsumer read = p.adder();
+            Thread a = new Thread(() -> {
+                for (int i = 0; i < 64; i++) read.accept(1 << 20);
+            });
+            Thread b = new Thread(() -> {
+                for (int i = 0; i < 64; i++) read.accept(1 << 20);
+            });
+            a.start();
+            b.start();
+            a.join();
+            b.join();
+            assertEquals(128, p.shownMiB(), "the two halves' reads add up");
+            for (int i = 0; i < 300; i++) read.accept(1 << 20); // a second pass
+            assertEquals(256, p.shownMiB(), "never past the total");
+        }
+        assertEquals(null, Progress.of("x", 1L << 30, true).adder(), "nothing to count off a terminal");
+    }
 }

@@ -144,6 +144,7 @@ public final class SplitScan {
     private static <P extends Part> Later<P> later(WalFile first, ReaderOptions ro, Parts<P> parts, long middle,
                                                    CompletableFuture<Long> started, AtomicBoolean stop) {
         try (WalFile file = WalFile.open(first.path(), ro.maxRecLen())) {
+            file.onFill(first.onFill()); // the second part's reads count toward the same progress
             WalReader reader = new WalReader(file, ro);
             try {
                 started.complete(reader.resyncFrom(middle));

@@ -183,6 +183,18 @@ public final class WalFile implements Closeable {
         }
     }
 
+    /** Told the bytes of each window read from the file (a progress bar's count), or null. */
+    private volatile java.util.function.LongConsumer onFill;
+
+    /** Tells {@code c} the bytes of each window read from now on (another WalFile of the same scan may share it). */
+    public void onFill(java.util.function.LongConsumer c) {
+        onFill = c;
+    }
+
+    public java.util.function.LongConsumer onFill() {
+        return onFill;
+    }
+
     private void fill(long offset, int need) {
         if (need > window.capacity()) {
             window = ByteBuffer.allocateDirect(need).order(ByteOrder.LITTLE_ENDIAN);
@@ -202,6 +214,8 @@ public final class WalFile implements Closeable {
         b.flip();
         windowStart = offset;
         windowEnd = pos;
+        java.util.function.LongConsumer c = onFill;
+        if (c != null) c.accept(pos - offset);
         if (digest != null) digestWindow();
     }
 
@@ -231,6 +245,8 @@ public final class WalFile implements Closeable {
             throw new UncheckedIOException(new IOException(path + ": read of " + (b.limit() - start) + " bytes at offset " + offset + " failed: "
                     + e.getMessage(), e));
         }
+        java.util.function.LongConsumer c = onFill;
+        if (c != null) c.accept(b.position() - start);
     }
 
     /**

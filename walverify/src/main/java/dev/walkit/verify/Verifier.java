@@ -35,6 +35,11 @@ public final class Verifier {
 
         default void finding(Finding f) {
         }
+
+        /** Told the bytes of the file read as verification goes (a progress bar), or null for none. */
+        default java.util.function.LongConsumer bytesRead() {
+            return null;
+        }
     }
 
     private Verifier() {
@@ -55,6 +60,7 @@ public final class Verifier {
         r.leftoverCompaction = Wal.leftoverCompaction(walPath);
         try (WalFile file = WalFile.open(walPath, ro.maxRecLen())) {
             r.bytes = file.size();
+            file.onFill(l.bytesRead());
             Wal.Sniff sniff = Wal.requireWal(file, ro.maxRecLen());
             r.format = sniff.format();
             Locator loc = new Locator(r, l);

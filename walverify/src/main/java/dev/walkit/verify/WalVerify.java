@@ -106,15 +106,32 @@ public final class WalVerify implements Callable<Integer> {
                 out.flush();
             }
         };
+        // A bar on the terminal for a large file, with the human report only (never with JSON or in a pipe).
+        long size;
+        try {
+            size = java.nio.file.Files.size(dev.walkit.format.Wal.resolve(path));
+        } catch (IOException e) {
+            size = 0; // the verification names it
+        }
+        dev.walkit.cli.Progress bar = dev.walkit.cli.Progress.of("verifying", size, !quiet && !jsonl && format == OutputFormat.SIMPLE);
+        java.util.function.LongConsumer read = bar.adder();
+        Verifier.Listener listener = read == null ? streaming : new Verifier.Listener() {
+            @Override
+            public java.util.function.LongConsumer bytesRead() {
+                return read;
+            }
+        };
         VerifyReport r;
         try {
-            r = Verifier.verify(path, level, streaming);
+            r = Verifier.verify(path, level, listener);
         } catch (dev.walkit.format.NotAWalException e) {
             if (!quiet) err.println("walverify: " + e.getMessage());
             return ExitCode.UNREADABLE.code();
         } catch (IOException | java.io.UncheckedIOException e) {
             if (!quiet) err.println("walverify: " + dev.walkit.cli.IoErrors.describe(e));
             return ExitCode.UNREADABLE.code();
+        } finally {
+            bar.close(); // the line cleared before anything else is printed
         }
         ExitCode code = exitCode(r);
         if (quiet) return code.code();

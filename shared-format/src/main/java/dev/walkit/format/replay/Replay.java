@@ -50,7 +50,7 @@ public final class Replay {
         // The reader runs on its own thread over its own handle of the file; replay, the listener
         // and their random reads (values, records copied out) use {@code file} on this thread.
         long records;
-        try (WalFile own = WalFile.open(file.path(), readerOptions.maxRecLen());
+        try (WalFile own = opened(file, readerOptions);
              BatchReader src = new BatchReader(own, format, readerOptions)) {
             TransactionGrouper g = new TransactionGrouper(replayer);
             for (RecordBatch b; (b = src.take()) != null; ) {
@@ -86,5 +86,12 @@ public final class Replay {
         try (WalFile f = WalFile.open(Wal.resolve(path), ro.maxRecLen())) {
             return run(f, ro, Replayer.Options.defaults(), null);
         }
+    }
+
+    /** The reader's own handle of {@code file}, its reads counted where {@code file}'s are (a progress bar). */
+    private static WalFile opened(WalFile file, ReaderOptions ro) throws java.io.IOException {
+        WalFile own = WalFile.open(file.path(), ro.maxRecLen());
+        own.onFill(file.onFill());
+        return own;
     }
 }
