@@ -99,6 +99,11 @@ final class EtcdClients {
             return line;
         } catch (java.nio.file.NoSuchFileException e) {
             throw new java.io.IOException(file + ": --password-file: no such file");
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new java.io.IOException(file + ": --password-file: permission denied");
+        } catch (java.io.IOException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith(file.toString())) throw e;
+            throw new java.io.IOException(file + ": --password-file: " + e.getMessage()); // a directory, a read error
         }
     }
 }

@@ -22,6 +22,7 @@ class PasswordFileTest {
         Path empty = Files.writeString(dir.resolve("d"), "\nnot this\n");
         assertEquals(empty + ": --password-file is empty (its first line is the password)",
                 assertThrows(IOException.class, () -> EtcdClients.firstLine(empty)).getMessage());
+        assertEquals(dir + ": --password-file: Is a directory", assertThrows(IOException.class, () -> EtcdClients.firstLine(dir)).getMessage());
         Path none = dir.resolve("none");
         assertEquals(none + ": --password-file: no such file", assertThrows(IOException.class, () -> EtcdClients.firstLine(none)).getMessage());
     }

@@ -111,11 +111,6 @@ public final class OutputDir implements AutoCloseable {
         return List.copyOf(cleanedUp);
     }
 
-    /** True once {@link #publish} has put the files in place. */
-    public boolean published() {
-        return published;
-    }
-
     /** A fresh temp path for what will be published as {@code name}: hidden, never named like an output, removed unless published. */
     public Path temp(String name) {
         Path p = dir.resolve("." + name + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
