@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.TreeSet;
 
 /** The one command table of waldoctor: the REPL and the one-shot commands both run these. */
@@ -54,19 +53,25 @@ public final class Commands {
 
     /** Completes a key one path segment at a time, like a file system: /registry/po → /registry/pods/. */
     static List<String> completeKey(ShellContext ctx, String prefix) {
-        SortedMap<String, LogIndex.History> tail = ctx.index.histories().subMap(prefix, prefix + Character.MAX_VALUE);
+        LogIndex.HistoryState[] keys = ctx.index.sortedKeys();
+        int from = ctx.index.from(prefix);
+        int to = ctx.index.to(prefix);
         TreeSet<String> out = new TreeSet<>();
-        for (String k : tail.keySet()) {
-            out.add(segment(k, prefix));
+        for (int k = from; k < to; k++) {
+            out.add(segment(new String(keys[k].key(), StandardCharsets.UTF_8), prefix));
             if (out.size() > 500) {
                 // Capped: the last one too, so that what the line reader inserts (the candidates' common prefix)
                 // is the common prefix of every key under the prefix (in a sorted set, that of its first and last),
                 // not of the first 500 (pod-0.… of 191,819 events).
-                out.add(segment(tail.lastKey(), prefix));
+                out.add(segment(new String(keys[to - 1].key(), StandardCharsets.UTF_8), prefix));
                 break;
             }
         }
         return new ArrayList<>(out);
+    }
+
+    private static String keyText(KeyState k) {
+        return new String(k.key(), StandardCharsets.UTF_8);
     }
 
     /** {@code key} up to the end of its path segment after {@code prefix} (with the slash), or whole. */
@@ -312,23 +317,23 @@ public final class Commands {
         int created = 0;
         int changed = 0;
         int deleted = 0;
-        for (var e : ctx.index.histories().entrySet()) {
+        AppliedRecords applied = ctx.index.applied();
+        for (LogIndex.HistoryState k : ctx.index.sortedKeys()) {
             if (ctx.interrupted) return ShellCommand.Outcome.OK;
-            LogIndex.History h = e.getValue();
-            int i1 = h.at(r1);
-            int i2 = h.at(r2);
-            boolean live1 = i1 >= 0 && !h.isDelete(i1);
-            boolean live2 = i2 >= 0 && !h.isDelete(i2);
+            int i1 = ctx.index.appliedAt(k, r1);
+            int i2 = ctx.index.appliedAt(k, r2);
+            boolean live1 = i1 >= 0 && !applied.isDelete(i1);
+            boolean live2 = i2 >= 0 && !applied.isDelete(i2);
             // Every change counted; the first --limit listed (on a terminal 100 unless asked).
             boolean show = limit == 0 || created + changed + deleted < limit;
             if (!live1 && live2) {
-                if (show) out.println("created  " + e.getKey() + " (rev " + h.revision(i2) + ")");
+                if (show) out.println("created  " + keyText(k) + " (rev " + applied.revision(i2) + ")");
                 created++;
             } else if (live1 && !live2) {
-                if (show) out.println("deleted  " + e.getKey() + (i2 >= 0 ? " (rev " + h.revision(i2) + ")" : ""));
+                if (show) out.println("deleted  " + keyText(k) + (i2 >= 0 ? " (rev " + applied.revision(i2) + ")" : ""));
                 deleted++;
             } else if (live1 && i1 != i2) {
-                if (show) out.println("changed  " + e.getKey() + " (rev " + h.revision(i1) + " -> " + h.revision(i2) + ")");
+                if (show) out.println("changed  " + keyText(k) + " (rev " + applied.revision(i1) + " -> " + applied.revision(i2) + ")");
                 changed++;
             }
         }

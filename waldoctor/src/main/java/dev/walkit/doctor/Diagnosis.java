@@ -12,10 +12,12 @@ import dev.walkit.format.replay.Replayer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -88,23 +90,29 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             Map<String, long[]> byResource = new TreeMap<>();
             long first = Math.max(1, s.compactRevision());
             long span = Math.max(1, s.revision() - first + 1);
-            for (var e : x.histories().entrySet()) {
-                long[] r = byResource.computeIfAbsent(resourceOf(e.getKey()), k -> new long[3]);
-                LogIndex.History h = e.getValue();
-                r[2] += h.size;
-                for (int i = 0; i < h.size; i++) {
-                    int d = (int) Math.min(9, Math.max(0, (h.revision(i) - first) * 10 / span));
-                    writesPerDecile[d]++;
+            AppliedRecords applied = x.applied();
+            for (int id = 0, n = applied.size(); id < n; id++) {
+                int d = (int) Math.min(9, Math.max(0, (applied.revision(id) - first) * 10 / span));
+                writesPerDecile[d]++;
+            }
+            // In no order (no sort, no string per key): a key's resource is read off its bytes.
+            PriorityQueue<KeyState> top = new PriorityQueue<>(LARGEST.reversed());
+            s.keys().forEach(k -> {
+                LogIndex.HistoryState h = (LogIndex.HistoryState) k;
+                if (h.count == 0 && !h.live()) return;
+                long[] r = byResource.computeIfAbsent(resourceOf(h.key()), n -> new long[3]);
+                r[2] += h.count;
+                if (h.live()) {
+                    r[0]++;
+                    r[1] += h.valueLength();
+                    top.add(h);
+                    if (top.size() > 5) top.poll();
                 }
-            }
-            List<KeyState> live = x.live();
-            for (KeyState k : live) {
-                long[] r = byResource.computeIfAbsent(resourceOf(new String(k.key(), StandardCharsets.UTF_8)), n -> new long[3]);
-                r[0]++;
-                r[1] += k.valueLength();
-            }
+            });
             byResource.forEach((n, r) -> resources.add(new Resource(n, r[0], r[1], r[2])));
-            live.stream().sorted(Comparator.comparingInt(KeyState::valueLength).reversed()).limit(5).forEach(largest::add);
+            List<KeyState> big = new ArrayList<>(top);
+            big.sort(LARGEST);
+            largest.addAll(big);
             for (LogIndex.Dropped d : x.dropped()) uncertainKeys.addAll(d.keys());
             recognise();
             verdict = Assessment.of(x.damage().stream().map(DamageLocator.Located::span).toList(), s.findings(), x.file().size()).verdict();
@@ -188,10 +196,36 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
     }
 
     /** {@code /registry/pods/ns/name} → pods; {@code /registry/example.com/widgets/…} → example.com/widgets. */
-    static String resourceOf(String key) {
-        if (!key.startsWith("/registry/")) return "(other)";
-        String[] parts = key.substring("/registry/".length()).split("/", -1);
-        if (parts.length == 0 || parts[0].isEmpty()) return "(other)";
-        return parts[0].contains(".") && parts.length > 1 ? parts[0] + "/" + parts[1] : parts[0];
+    /** The largest values first; among equal sizes, in key order. */
+    private static final Comparator<KeyState> LARGEST = Comparator.comparingInt(KeyState::valueLength).reversed()
+            .thenComparing(KeyState::key, dev.walkit.format.replay.KeyIndex.KEY_ORDER);
+
+    private static final byte[] REGISTRY = "/registry/".getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * The Kubernetes resource a key belongs to, read off its bytes (only the name becomes a string):
+     * {@code /registry/pods/…} → pods, {@code /registry/example.com/widgets/…} → example.com/widgets
+     * (a group has a dot), anything else (other).
+     */
+    static String resourceOf(byte[] key) {
+        int r = REGISTRY.length;
+        if (key.length < r || !Arrays.equals(key, 0, r, REGISTRY, 0, r)) return "(other)";
+        int end = indexOf(key, (byte) '/', r);
+        if (end < 0) end = key.length;
+        if (end == r) return "(other)";
+        int dot = indexOf(key, (byte) '.', r);
+        boolean group = dot >= 0 && dot < end;
+        if (group && end < key.length) {
+            int next = indexOf(key, (byte) '/', end + 1);
+            end = next < 0 ? key.length : next;
+        }
+        return new String(key, r, end - r, StandardCharsets.UTF_8);
     }
+
+    private static int indexOf(byte[] a, byte b, int from) {
+        for (int i = from; i < a.length; i++) if (a[i] == b) return i;
+        return -1;
+    }
+
+
 }

@@ -27,7 +27,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.TreeMap;
 import java.util.function.LongConsumer;
 
 /**
@@ -39,28 +38,26 @@ import java.util.function.LongConsumer;
 public final class LogIndex implements Closeable {
     /** The replayed state of a key with its history: the history rides on replay's own key state. */
     static final class HistoryState extends KeyState {
-        /** Null until a record of the key is applied. */
-        History history;
+        /** The key's last applied record in {@link AppliedRecords}, or -1 until one is applied. */
+        int last = -1;
+        /** How many of its records were applied. */
+        int count;
 
         HistoryState(byte[] key) {
             super(key);
         }
     }
 
-    /** Applied records of one key: offsets and revisions (negative revision: a DELETE). */
+    /** Applied records of one key, oldest first, read out of the chain: offsets and revisions (negative revision: a DELETE). */
     static final class History {
-        long[] offsets = new long[2];
-        long[] revisions = new long[2];
-        int size;
+        final long[] offsets;
+        final long[] revisions;
+        final int size;
 
-        void add(long offset, long revision, boolean delete) {
-            if (size == offsets.length) {
-                offsets = Arrays.copyOf(offsets, size * 2);
-                revisions = Arrays.copyOf(revisions, size * 2);
-            }
-            offsets[size] = offset;
-            revisions[size] = delete ? -revision : revision;
-            size++;
+        History(int size) {
+            this.offsets = new long[size];
+            this.revisions = new long[size];
+            this.size = size;
         }
 
         long revision(int i) {
@@ -96,8 +93,10 @@ public final class LogIndex implements Closeable {
     private final WalFile file;
     private final WalFormat format;
     private final Replayer state;
-    /** Key order, built on first use (range, diff, completion); get and history look up by hash. */
-    private TreeMap<String, History> histories;
+    /** Every applied record, each key's history a chain through it. */
+    private final AppliedRecords applied = new AppliedRecords();
+    /** The keys with a history in byte order, built on first use (range, diff, completion); get and history look up by hash. */
+    private HistoryState[] sorted;
     private long[] txnRevisions = new long[64];
     private long[] txnOffsets = new long[64];
     private int[] txnRecords = new int[64];
@@ -135,8 +134,8 @@ public final class LogIndex implements Closeable {
             public void recordApplied(long offset, long revision, boolean delete, KeyState state) {
                 // No second map, no string per record.
                 HistoryState hs = (HistoryState) state;
-                if (hs.history == null) hs.history = new History();
-                hs.history.add(offset, revision, delete);
+                hs.last = applied.add(offset, revision, delete, hs.last);
+                hs.count++;
             }
 
             @Override
@@ -238,9 +237,10 @@ public final class LogIndex implements Closeable {
                 pos = end;
             }
         } else {
-            for (History h : histories().subMap(prefix, prefix + Character.MAX_VALUE).values()) {
-                for (int j = 0; j < h.size; j++) {
-                    long off = h.offsets[j];
+            HistoryState[] keys = sortedKeys();
+            for (int k = from(prefix), past = to(prefix); k < past; k++) {
+                for (int id = keys[k].last; id >= 0; id = applied.previous(id)) {
+                    long off = applied.offset(id);
                     long start = off + 17 + file.intAt(off + 8);
                     long end = start + file.intAt(off + 12);
                     if (start < to && end > from) spans.add(new long[] {start, end});
@@ -273,9 +273,44 @@ public final class LogIndex implements Closeable {
         return KeyValue.put(key, create, h.revision(i), version, file.read(off + 17 + keyLen, valLen), 0);
     }
 
+    /** The key's state, when the log ever applied a record of it; else null. */
+    HistoryState state(String key) {
+        HistoryState s = (HistoryState) state.keys().get(key.getBytes(StandardCharsets.UTF_8));
+        return s == null || s.last < 0 ? null : s;
+    }
+
     History history(String key) {
-        KeyState s = state.keys().get(key.getBytes(StandardCharsets.UTF_8));
-        return s == null ? null : ((HistoryState) s).history;
+        HistoryState s = state(key);
+        return s == null ? null : history(s);
+    }
+
+    /** The key's history read out of its chain, oldest first. */
+    History history(HistoryState s) {
+        History h = new History(s.count);
+        int i = s.count;
+        for (int id = s.last; id >= 0; id = applied.previous(id)) {
+            i--;
+            h.offsets[i] = applied.offset(id);
+            h.revisions[i] = applied.isDelete(id) ? -applied.revision(id) : applied.revision(id);
+        }
+        return h;
+    }
+
+    /** The key's applied record that holds at revision {@code rev} (the last at or before it), or -1: no copy, a walk back. */
+    int appliedAt(HistoryState s, long rev) {
+        int id = s.last;
+        while (id >= 0 && applied.revision(id) > rev) id = applied.previous(id);
+        return id;
+    }
+
+    /** True when the key is live at {@code rev}. */
+    boolean liveAt(HistoryState s, long rev) {
+        int id = appliedAt(s, rev);
+        return id >= 0 && !applied.isDelete(id);
+    }
+
+    AppliedRecords applied() {
+        return applied;
     }
 
     /** The key's state at revision {@code rev} (Long.MAX_VALUE: latest): null when absent. */
@@ -293,10 +328,10 @@ public final class LogIndex implements Closeable {
      */
     public List<String> liveKeys(String prefix, long rev, long limit) {
         List<String> out = new ArrayList<>();
-        for (var e : histories().subMap(prefix, prefix + Character.MAX_VALUE).entrySet()) {
-            int i = e.getValue().at(rev);
-            if (i < 0 || e.getValue().isDelete(i)) continue;
-            out.add(e.getKey());
+        HistoryState[] keys = sortedKeys();
+        for (int k = from(prefix), end = to(prefix); k < end; k++) {
+            if (!liveAt(keys[k], rev)) continue;
+            out.add(new String(keys[k].key(), StandardCharsets.UTF_8));
             if (limit > 0 && out.size() > limit) break;
         }
         return out;
@@ -305,11 +340,19 @@ public final class LogIndex implements Closeable {
     /** How many keys under {@code prefix} are live at {@code rev}. */
     public long liveCount(String prefix, long rev) {
         long n = 0;
-        for (History h : histories().subMap(prefix, prefix + Character.MAX_VALUE).values()) {
-            int i = h.at(rev);
-            if (i >= 0 && !h.isDelete(i)) n++;
+        HistoryState[] keys = sortedKeys();
+        for (int k = from(prefix), end = to(prefix); k < end; k++) {
+            if (liveAt(keys[k], rev)) n++;
         }
         return n;
+    }
+
+    /** Every key the log ever had under {@code prefix} (live or deleted), in byte order. */
+    public List<String> keys(String prefix) {
+        HistoryState[] keys = sortedKeys();
+        List<String> out = new ArrayList<>();
+        for (int k = from(prefix), end = to(prefix); k < end; k++) out.add(new String(keys[k].key(), StandardCharsets.UTF_8));
+        return out;
     }
 
     /** Every put and delete of {@code key}, oldest first; null for a key the log never had. */
@@ -321,16 +364,48 @@ public final class LogIndex implements Closeable {
         return out;
     }
 
-    public synchronized TreeMap<String, History> histories() {
-        if (histories == null) {
-            TreeMap<String, History> m = new TreeMap<>();
-            state.keys().forEach(k -> {
-                History h = ((HistoryState) k).history;
-                if (h != null) m.put(new String(k.key(), StandardCharsets.UTF_8), h);
-            });
-            histories = m;
+    /** Every key with an applied record, in byte order (unsigned, as etcd orders keys): sorted on first use. */
+    synchronized HistoryState[] sortedKeys() {
+        if (sorted == null) {
+            List<KeyState> all = state.keys().sorted();
+            int n = 0;
+            HistoryState[] a = new HistoryState[all.size()];
+            for (KeyState k : all) {
+                HistoryState h = (HistoryState) k;
+                if (h.last >= 0) a[n++] = h;
+            }
+            sorted = n == a.length ? a : Arrays.copyOf(a, n);
         }
-        return histories;
+        return sorted;
+    }
+
+    /** Index in {@link #sortedKeys()} of the first key at or after {@code prefix}. */
+    int from(String prefix) {
+        return lowerBound(prefix.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Index in {@link #sortedKeys()} past the last key that starts with {@code prefix}. */
+    int to(String prefix) {
+        byte[] p = prefix.getBytes(StandardCharsets.UTF_8);
+        // The first key past every one with the prefix: the prefix with its last byte below 0xff raised by one.
+        int n = p.length;
+        while (n > 0 && p[n - 1] == (byte) 0xff) n--;
+        if (n == 0) return sortedKeys().length;
+        byte[] past = Arrays.copyOf(p, n);
+        past[n - 1]++;
+        return lowerBound(past);
+    }
+
+    private int lowerBound(byte[] key) {
+        HistoryState[] keys = sortedKeys();
+        int lo = 0;
+        int hi = keys.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Arrays.compareUnsigned(keys[mid].key(), key) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        return lo;
     }
 
     public WalFile file() {
