@@ -16,10 +16,8 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * The incident report: what the log is, what is wrong with it, what it costs, the field's known
@@ -87,7 +85,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             this.x = x;
             Replayer s = x.state();
             this.leases = s.leases();
-            Map<String, long[]> byResource = new TreeMap<>();
+            ResourceTable byResource = new ResourceTable();
             long first = Math.max(1, s.compactRevision());
             long span = Math.max(1, s.revision() - first + 1);
             AppliedRecords applied = x.applied();
@@ -100,7 +98,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             s.keys().forEach(k -> {
                 LogIndex.HistoryState h = (LogIndex.HistoryState) k;
                 if (h.count == 0 && !h.live()) return;
-                long[] r = byResource.computeIfAbsent(resourceOf(h.key()), n -> new long[3]);
+                long[] r = byResource.counts(h.key());
                 r[2] += h.count;
                 if (h.live()) {
                     r[0]++;
@@ -109,7 +107,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
                     if (top.size() > 5) top.poll();
                 }
             });
-            byResource.forEach((n, r) -> resources.add(new Resource(n, r[0], r[1], r[2])));
+            byResource.sorted().forEach((n, r) -> resources.add(new Resource(n, r[0], r[1], r[2])));
             List<KeyState> big = new ArrayList<>(top);
             big.sort(LARGEST);
             largest.addAll(big);
@@ -195,37 +193,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         }
     }
 
-    /** {@code /registry/pods/ns/name} → pods; {@code /registry/example.com/widgets/…} → example.com/widgets. */
     /** The largest values first; among equal sizes, in key order. */
     private static final Comparator<KeyState> LARGEST = Comparator.comparingInt(KeyState::valueLength).reversed()
             .thenComparing(KeyState::key, dev.walkit.format.replay.KeyIndex.KEY_ORDER);
-
-    private static final byte[] REGISTRY = "/registry/".getBytes(StandardCharsets.US_ASCII);
-
-    /**
-     * The Kubernetes resource a key belongs to, read off its bytes (only the name becomes a string):
-     * {@code /registry/pods/…} → pods, {@code /registry/example.com/widgets/…} → example.com/widgets
-     * (a group has a dot), anything else (other).
-     */
-    static String resourceOf(byte[] key) {
-        int r = REGISTRY.length;
-        if (key.length < r || !Arrays.equals(key, 0, r, REGISTRY, 0, r)) return "(other)";
-        int end = indexOf(key, (byte) '/', r);
-        if (end < 0) end = key.length;
-        if (end == r) return "(other)";
-        int dot = indexOf(key, (byte) '.', r);
-        boolean group = dot >= 0 && dot < end;
-        if (group && end < key.length) {
-            int next = indexOf(key, (byte) '/', end + 1);
-            end = next < 0 ? key.length : next;
-        }
-        return new String(key, r, end - r, StandardCharsets.UTF_8);
-    }
-
-    private static int indexOf(byte[] a, byte b, int from) {
-        for (int i = from; i < a.length; i++) if (a[i] == b) return i;
-        return -1;
-    }
-
-
 }

@@ -97,10 +97,6 @@ public final class LogIndex implements Closeable {
     private final AppliedRecords applied = new AppliedRecords();
     /** The keys with a history in byte order, built on first use (range, diff, completion); get and history look up by hash. */
     private HistoryState[] sorted;
-    private long[] txnRevisions = new long[64];
-    private long[] txnOffsets = new long[64];
-    private int[] txnRecords = new int[64];
-    private int txns;
     private final List<DamageLocator.Located> damage = new ArrayList<>();
     private final List<Dropped> dropped = new ArrayList<>();
     private final long records;
@@ -140,7 +136,7 @@ public final class LogIndex implements Closeable {
 
             @Override
             public void applied(Transaction txn, KeyIndex keys) {
-                if (!txn.isSnapshot()) addTxn(txn);
+                if (!txn.isSnapshot()) applied.transactionApplied(txn.records());
             }
 
             @Override
@@ -172,18 +168,6 @@ public final class LogIndex implements Closeable {
             f.close();
             throw e;
         }
-    }
-
-    private void addTxn(Transaction t) {
-        if (txns == txnRevisions.length) {
-            txnRevisions = Arrays.copyOf(txnRevisions, txns * 2);
-            txnOffsets = Arrays.copyOf(txnOffsets, txns * 2);
-            txnRecords = Arrays.copyOf(txnRecords, txns * 2);
-        }
-        txnRevisions[txns] = t.revision();
-        txnOffsets[txns] = t.offset();
-        txnRecords[txns] = t.records();
-        txns++;
     }
 
     /** Keys of the valid v2 records in [from, to) (the records of an incomplete transaction). */
@@ -219,9 +203,8 @@ public final class LogIndex implements Closeable {
         List<long[]> spans = new ArrayList<>();
         byte[] p = prefix.getBytes(StandardCharsets.UTF_8);
         if (format == WalFormat.V2) {
-            int i = Arrays.binarySearch(txnOffsets, 0, txns, from);
-            if (i < 0) i = -i - 2;
-            long pos = i >= 0 ? txnOffsets[i] : 0;
+            int i = lastTxnAtOrBefore(from);
+            long pos = i >= 0 ? txnOffset(i) : 0;
             while (pos < to && pos + RecordLayout.OVERHEAD <= file.size()) {
                 int recLen = file.intAt(pos + RecordLayout.REC_LEN_OFFSET);
                 if (recLen < 0 || pos + RecordLayout.OVERHEAD + (long) recLen > file.size()) break;
@@ -437,25 +420,55 @@ public final class LogIndex implements Closeable {
     }
 
     public int transactionCount() {
-        return txns;
+        return applied.transactionCount();
     }
 
     /** Index of the ordinary transaction with this revision, or -1. */
     public int txnIndex(long revision) {
-        int i = Arrays.binarySearch(txnRevisions, 0, txns, revision);
-        return i < 0 ? -1 : i;
+        int lo = 0;
+        int hi = applied.transactionCount() - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            long r = txnRevision(mid);
+            if (r < revision) lo = mid + 1;
+            else if (r > revision) hi = mid - 1;
+            else return mid;
+        }
+        return -1;
+    }
+
+    /** Index of the last ordinary transaction that starts at or before file offset {@code offset}, or -1. */
+    private int lastTxnAtOrBefore(long offset) {
+        int lo = 0;
+        int hi = applied.transactionCount() - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (txnOffset(mid) <= offset) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
     }
 
     public long txnOffset(int i) {
-        return txnOffsets[i];
+        return applied.offset(applied.transactionStart(i));
     }
 
+    /** The records of transaction {@code i}: those applied from its first on with its revision. */
     public int txnRecords(int i) {
-        return txnRecords[i];
+        int first = applied.transactionStart(i);
+        long rev = applied.revision(first);
+        int id = first;
+        while (id < applied.size() && applied.revision(id) == rev) id++;
+        return id - first;
     }
 
     public long txnRevision(int i) {
-        return txnRevisions[i];
+        return applied.revision(applied.transactionStart(i));
     }
 
     /** Live keys at the end, in byte order. */

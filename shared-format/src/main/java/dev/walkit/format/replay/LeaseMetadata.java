@@ -1,5 +1,6 @@
 package dev.walkit.format.replay;
 
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -16,10 +17,25 @@ public record LeaseMetadata(Map<Long, Integer> keysByLease, long ttlSeconds, lon
     public static final long DEFAULT_TTL_SECONDS = 3600;
 
     static LeaseMetadata rebuild(KeyIndex keys, long maxLeaseSeen, long ttlSeconds) {
-        Map<Long, Integer> byLease = new TreeMap<>();
+        // The IDs of the live keys with one, sorted and counted in runs: a million keys on twenty thousand leases
+        // made a million boxed merges into the map (a quarter second on a 6 GiB log); a sort of longs is quick.
+        long[][] ids = {new long[1024]};
+        int[] n = {0};
         keys.forEach(s -> {
-            if (s.live && s.lease != 0) byLease.merge(s.lease, 1, Integer::sum);
+            if (s.live && s.lease != 0) {
+                if (n[0] == ids[0].length) ids[0] = Arrays.copyOf(ids[0], n[0] * 2);
+                ids[0][n[0]++] = s.lease;
+            }
         });
+        long[] a = ids[0];
+        Arrays.sort(a, 0, n[0]);
+        Map<Long, Integer> byLease = new TreeMap<>();
+        for (int i = 0; i < n[0]; ) {
+            int j = i;
+            while (j < n[0] && a[j] == a[i]) j++;
+            byLease.put(a[i], j - i);
+            i = j;
+        }
         return new LeaseMetadata(byLease, ttlSeconds, maxLeaseSeen + 1);
     }
 }
