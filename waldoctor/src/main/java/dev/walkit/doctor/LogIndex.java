@@ -12,6 +12,12 @@ import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalFormat;
+import dev.walkit.format.NotAWalException;
+import dev.walkit.format.bbolt.BoltDamage;
+import dev.walkit.format.bbolt.BoltMeta;
+import dev.walkit.format.etcd.EtcdDb;
+import dev.walkit.format.etcd.EtcdDbWal;
+import dev.walkit.format.etcd.StoreFile;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.KeyIndex;
 import dev.walkit.format.replay.KeyState;
@@ -90,6 +96,7 @@ public final class LogIndex implements Closeable {
     public record Dropped(long offset, long revision, List<String> keys, String why) {
     }
 
+    private final Source source;
     private final WalFile file;
     private final WalFormat format;
     private final Replayer state;
@@ -102,9 +109,25 @@ public final class LogIndex implements Closeable {
     private final long records;
     private final Path leftoverCompaction;
 
-    private LogIndex(Path walPath, WalFile file, LongConsumer progress) throws IOException {
+    /** What was opened: the store's kind and file, and for an etcd db what its own format says. */
+    public record Source(StoreFile.Kind kind, Path file, EtcdFacts etcd) {
+        public boolean isWal() {
+            return kind == StoreFile.Kind.WAL;
+        }
+    }
+
+    /**
+     * An etcd db's own facts (its WAL form is what the index replays): its meta in force, compact revision,
+     * consistent index, leases with their granted TTLs, and its damage.
+     */
+    public record EtcdFacts(BoltMeta meta, long compactRevision, long consistentIndex, java.util.Map<Long, Long> leases,
+                            List<BoltDamage> damage, EtcdDbWal.Summary summary) {
+    }
+
+    private LogIndex(Source source, Path walPath, WalFile file, LongConsumer progress) throws IOException {
+        this.source = source;
         this.file = file;
-        this.leftoverCompaction = Wal.leftoverCompaction(walPath);
+        this.leftoverCompaction = source.isWal() ? Wal.leftoverCompaction(walPath) : null;
         ReaderOptions ro = ReaderOptions.defaults();
         // What walverify calls not a WAL, every waldoctor command does too.
         WalFormat format = Wal.requireWal(file, ro.maxRecLen()).format();
@@ -160,10 +183,12 @@ public final class LogIndex implements Closeable {
 
     /** Loads {@code path} (a WAL file or data directory); {@code progress} sees the offset now and then, or is null. */
     public static LogIndex load(Path path, LongConsumer progress) throws IOException {
-        Path wal = Wal.resolve(path);
+        StoreFile store = StoreFile.resolve(path);
+        if (store.kind() == StoreFile.Kind.ETCD_DB) return loadEtcdDb(store.file(), progress);
+        Path wal = store.file();
         WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
         try {
-            return new LogIndex(wal, f, progress);
+            return new LogIndex(new Source(StoreFile.Kind.WAL, wal, null), wal, f, progress);
         } catch (IOException | RuntimeException e) {
             f.close();
             throw e;
@@ -478,6 +503,46 @@ public final class LogIndex implements Closeable {
 
     @Override
     public void close() throws IOException {
-        file.close();
+        try {
+            file.close();
+        } finally {
+            if (!source.isWal()) {
+                java.nio.file.Files.deleteIfExists(file.path());
+                java.nio.file.Files.deleteIfExists(file.path().getParent());
+            }
+        }
+    }
+
+    /**
+     * An etcd db: its history written as a WAL to a private file in the temporary directory (deleted on close;
+     * the db is only read), then replayed as any log is.
+     */
+    private static LogIndex loadEtcdDb(Path db, LongConsumer progress) throws IOException {
+        Path tmp = java.nio.file.Files.createTempDirectory("walkit-etcd-db-");
+        Path wal = tmp.resolve(Wal.WAL_FILE);
+        tmp.toFile().deleteOnExit();
+        wal.toFile().deleteOnExit();
+        try (EtcdDb e = EtcdDb.open(db)) {
+            if (e.bolt().meta() == null) {
+                throw new NotAWalException(db + ": a bbolt file with no valid meta page (" + e.damage().get(0).detail() + ")");
+            }
+            EtcdDbWal.Summary sum = EtcdDbWal.write(e, wal);
+            EtcdFacts facts = new EtcdFacts(e.bolt().meta(), e.compactRevision(), e.consistentIndex(), e.leases(), e.damage(), sum);
+            WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
+            try {
+                return new LogIndex(new Source(StoreFile.Kind.ETCD_DB, db, facts), wal, f, progress);
+            } catch (IOException | RuntimeException x) {
+                f.close();
+                throw x;
+            }
+        } catch (IOException | RuntimeException x) {
+            java.nio.file.Files.deleteIfExists(wal);
+            java.nio.file.Files.deleteIfExists(tmp);
+            throw x;
+        }
+    }
+
+    public Source source() {
+        return source;
     }
 }

@@ -1,0 +1,164 @@
+package dev.walkit.format.etcd;
+
+import dev.walkit.format.KvDecoder;
+import dev.walkit.format.KvFields;
+import dev.walkit.format.Varints;
+import dev.walkit.format.bbolt.BoltDamage;
+import dev.walkit.format.bbolt.BoltFile;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * etcd's backend database (a member's {@code member/snap/db}, or {@code etcdctl snapshot save} output), read
+ * from the format over {@link BoltFile}: the {@code key} bucket (a revision key, 8-byte big-endian main,
+ * {@code _}, 8-byte big-endian sub, and {@code t} for a tombstone; the value an mvccpb.KeyValue), the
+ * {@code meta} bucket (finishedCompactRev, scheduledCompactRev as revision keys; consistent_index), and the
+ * {@code lease} bucket (the 8-byte big-endian ID; a leasepb.Lease: ID, TTL). What does not parse is damage,
+ * kept with the rest.
+ */
+public final class EtcdDb implements Closeable {
+    /** One revision of the key bucket: its value is in {@code page} as {@code kv} says, valid during the call. */
+    public interface RevisionVisitor {
+        void revision(long main, long sub, boolean tombstone, ByteBuffer page, KvFields kv);
+    }
+
+    private static final int REV_BYTES = 17;
+
+    private final BoltFile bolt;
+    private final List<BoltDamage> damage = new ArrayList<>();
+    private long compactRevision;
+    private long scheduledCompactRevision;
+    private long consistentIndex = -1;
+    private final Map<Long, Long> leases = new TreeMap<>();
+
+    private EtcdDb(BoltFile bolt) throws IOException {
+        this.bolt = bolt;
+        BoltFile.BucketRef meta = bolt.bucket("meta");
+        if (meta != null) {
+            bolt.walk(meta, (p, k, kl, v, vl, bucket) -> {
+                String name = ascii(p, k, kl);
+                if ((name.equals("finishedCompactRev") || name.equals("scheduledCompactRev")) && vl >= REV_BYTES) {
+                    long rev = bigEndian(p, v);
+                    if (name.equals("finishedCompactRev")) compactRevision = rev;
+                    else scheduledCompactRevision = rev;
+                } else if (name.equals("consistent_index") && vl == 8) {
+                    consistentIndex = bigEndian(p, v);
+                }
+            });
+        }
+        BoltFile.BucketRef lease = bolt.bucket("lease");
+        if (lease != null) {
+            long[] out = new long[1];
+            bolt.walk(lease, (p, k, kl, v, vl, bucket) -> {
+                if (kl != 8) {
+                    damage.add(new BoltDamage(-1, -1, "lease bucket: a key of " + kl + " bytes, not a lease ID's 8"));
+                    return;
+                }
+                long id = bigEndian(p, k);
+                long ttl = -1;
+                int i = v;
+                int end = v + vl;
+                while (i < end) {
+                    i = Varints.readVarint(p, i, end, out);
+                    if (i < 0) break;
+                    int field = (int) (out[0] >>> 3);
+                    int wire = (int) (out[0] & 7);
+                    if (wire != 0) break;
+                    i = Varints.readVarint(p, i, end, out);
+                    if (i < 0) break;
+                    if (field == 2) ttl = out[0];
+                }
+                if (i < 0) damage.add(new BoltDamage(-1, -1, "lease " + id + ": its value is not a leasepb.Lease"));
+                leases.put(id, ttl);
+            });
+        }
+    }
+
+    /** etcd's integers in keys are big-endian; bbolt's pages are read little-endian. */
+    private static long bigEndian(ByteBuffer littleEndian, int at) {
+        return Long.reverseBytes(littleEndian.getLong(at));
+    }
+
+    private static String ascii(ByteBuffer p, int at, int len) {
+        byte[] b = new byte[len];
+        p.get(at, b);
+        return new String(b, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    public static EtcdDb open(Path path) throws IOException {
+        BoltFile b = BoltFile.open(path);
+        try {
+            return new EtcdDb(b);
+        } catch (IOException | RuntimeException e) {
+            b.close();
+            throw e;
+        }
+    }
+
+    /** Every revision of the key bucket, in revision order (the bucket's key order). */
+    public void revisions(RevisionVisitor visitor) throws IOException {
+        BoltFile.BucketRef key = bolt.bucket("key");
+        if (key == null) {
+            if (bolt.meta() != null) damage.add(new BoltDamage(-1, -1, "no 'key' bucket: not an etcd v3 database, or its root page is damaged"));
+            return;
+        }
+        KvDecoder dec = new KvDecoder();
+        KvFields kv = new KvFields();
+        bolt.walk(key, (p, k, kl, v, vl, bucket) -> {
+            if (bucket || (kl != REV_BYTES && kl != REV_BYTES + 1) || p.get(k + 8) != '_' || (kl == REV_BYTES + 1 && p.get(k + REV_BYTES) != 't')) {
+                damage.add(new BoltDamage(-1, -1, "key bucket: a key of " + kl + " bytes that is not a revision"));
+                return;
+            }
+            long main = bigEndian(p, k);
+            long sub = bigEndian(p, k + 9);
+            if (!dec.decode(p, v, vl, kv) || !kv.hasKey()) {
+                damage.add(new BoltDamage(-1, -1, "revision " + main + "." + sub + ": the value is not an mvccpb.KeyValue"
+                        + (kv.error() != null ? " (" + kv.error() + ")" : " (no key)")));
+                return;
+            }
+            visitor.revision(main, sub, kl == REV_BYTES + 1, p, kv);
+        });
+    }
+
+    public BoltFile bolt() {
+        return bolt;
+    }
+
+    /** The compaction that finished (0: none): the db keeps no revision below it but each key's latest. */
+    public long compactRevision() {
+        return compactRevision;
+    }
+
+    public long scheduledCompactRevision() {
+        return scheduledCompactRevision;
+    }
+
+    /** The raft index the db has applied up to, or -1 when it does not say. */
+    public long consistentIndex() {
+        return consistentIndex;
+    }
+
+    /** Lease ID → TTL in seconds (-1 when the record does not say), as granted. */
+    public Map<Long, Long> leases() {
+        return leases;
+    }
+
+    /** The bbolt damage, then the etcd-level damage. */
+    public List<BoltDamage> damage() {
+        List<BoltDamage> all = new ArrayList<>(bolt.damage());
+        all.addAll(damage);
+        return all;
+    }
+
+    @Override
+    public void close() throws IOException {
+        bolt.close();
+    }
+}

@@ -1,0 +1,89 @@
+package dev.walkit.format.etcd;
+
+import dev.walkit.format.Flags;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.RecordEncoder;
+import dev.walkit.format.WalWriter;
+import dev.walkit.format.replay.KeyIndex;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * An etcd db's MVCC history as a WAL (docs/format.md §6), so that the one replay engine reads every store:
+ * what the db keeps at or below its compact revision C (each key's latest revision there, unless a tombstone)
+ * is the snapshot prefix, a marker with revision C and the keys in byte order; each main revision above C is
+ * one transaction of its records in sub-revision order (TXN_CONT on all but the last), a tombstone a DELETE.
+ * The fields are etcd's own (create_revision, version, lease as stored), so replay checks them by the WAL's
+ * rules: a db that breaks them is reported as a log would be. A db that was never compacted has no prefix.
+ */
+public final class EtcdDbWal {
+    /** What the conversion found: the revisions written, the first and last main revision, the damage. */
+    public record Summary(long revisions, long transactions, long snapshotKeys, long compactRevision, long lastRevision) {
+    }
+
+    private EtcdDbWal() {
+    }
+
+    /** Writes {@code db}'s WAL form to {@code out} (created; not fsynced: a private working copy). */
+    public static Summary write(EtcdDb db, Path out) throws IOException {
+        long compact = db.compactRevision();
+        TreeMap<byte[], KeyValue> snapshot = new TreeMap<>(KeyIndex.KEY_ORDER);
+        List<KeyValue> pending = new ArrayList<>();
+        long[] counts = new long[3]; // revisions, transactions, last main
+        long[] pendingMain = {-1};
+        try (WalWriter w = WalWriter.create(out)) {
+            IOException[] failed = {null};
+            // Records at or below C are held until the first above it (the bucket is in revision order), then
+            // written as the prefix; above C, a transaction is written when the next main revision begins.
+            boolean[] prefixWritten = {compact <= 0};
+            db.revisions((main, sub, tombstone, page, kv) -> {
+                if (failed[0] != null) return;
+                byte[] key = kv.key(page);
+                counts[0]++;
+                if (main <= compact) {
+                    if (tombstone) snapshot.remove(key);
+                    else snapshot.put(key, KeyValue.put(key, kv.createRevision(), main, kv.version(), kv.value(page), kv.lease()));
+                    return;
+                }
+                try {
+                    if (!prefixWritten[0]) {
+                        writePrefix(w, compact, snapshot);
+                        prefixWritten[0] = true;
+                    }
+                    if (main != pendingMain[0]) {
+                        flush(w, pending, counts);
+                        pendingMain[0] = main;
+                    }
+                    pending.add(tombstone ? KeyValue.delete(key, main)
+                            : KeyValue.put(key, kv.createRevision(), main, kv.version(), kv.value(page), kv.lease()));
+                    counts[2] = main;
+                } catch (IOException e) {
+                    failed[0] = e;
+                }
+            });
+            if (failed[0] != null) throw failed[0];
+            if (!prefixWritten[0]) writePrefix(w, compact, snapshot);
+            flush(w, pending, counts);
+        }
+        return new Summary(counts[0], counts[1], snapshot.size(), compact, Math.max(counts[2], compact));
+    }
+
+    private static void writePrefix(WalWriter w, long compact, TreeMap<byte[], KeyValue> snapshot) throws IOException {
+        w.append(RecordEncoder.snapshotMarker(compact, snapshot.size()));
+        for (KeyValue kv : snapshot.values()) w.append(kv.withFlags(Flags.SNAPSHOT));
+    }
+
+    private static void flush(WalWriter w, List<KeyValue> txn, long[] counts) throws IOException {
+        for (int i = 0; i < txn.size(); i++) {
+            KeyValue kv = txn.get(i);
+            int flags = (kv.isDelete() ? Flags.DELETE : 0) | (i < txn.size() - 1 ? Flags.TXN_CONT : 0);
+            w.append(kv.withFlags(flags));
+        }
+        if (!txn.isEmpty()) counts[1]++;
+        txn.clear();
+    }
+}

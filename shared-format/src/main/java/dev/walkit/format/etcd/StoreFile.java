@@ -1,0 +1,40 @@
+package dev.walkit.format.etcd;
+
+import dev.walkit.format.Wal;
+import dev.walkit.format.bbolt.BoltFile;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Which store a path given on the command line is, sniffed from its bytes, not its name: the WAL (a file, or
+ * a data directory with {@code wal}), or etcd's bbolt db (a file: {@code member/snap/db} or {@code etcdctl
+ * snapshot save} output; or an etcd data directory, whose {@code member/snap/db} is read).
+ */
+public record StoreFile(Kind kind, Path file) {
+    public enum Kind {
+        WAL("WAL"), ETCD_DB("etcd db");
+
+        private final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    static final String ETCD_DB = "member/snap/db";
+
+    public static StoreFile resolve(Path path) throws IOException {
+        if (Files.isDirectory(path) && !Files.exists(path.resolve(Wal.WAL_FILE)) && Files.isRegularFile(path.resolve(ETCD_DB))) {
+            return new StoreFile(Kind.ETCD_DB, path.resolve(ETCD_DB));
+        }
+        Path f = Wal.resolve(path);
+        if (Files.isRegularFile(f) && Files.isReadable(f) && BoltFile.sniff(f)) return new StoreFile(Kind.ETCD_DB, f);
+        return new StoreFile(Kind.WAL, f);
+    }
+}

@@ -1,0 +1,162 @@
+package dev.walkit.doctor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.walkit.format.KeyValue;
+import dev.walkit.testdata.EtcdCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A real etcd 3.4 takes a workload (puts, deletes, transactions, leases, a compaction), {@code etcdctl snapshot
+ * save} writes its db, and waldoctor's index of that file answers every revision from the compact revision to
+ * the last as {@code etcdctl get --rev R} does from the live member; the leases as {@code lease timetolive}.
+ */
+class EtcdDbSourceTest {
+    @TempDir
+    static Path dir;
+    static EtcdCluster etcd;
+    static String ep;
+    static long compact;
+    static long last;
+    static Path snapshot;
+    static final Map<Long, Long> LEASES = new TreeMap<>();
+
+    static String etcdctl(String stdin, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", ep));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("ETCDCTL_API", "3");
+        Process p = pb.start();
+        if (stdin != null) p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, cmd + ": " + out);
+        return out;
+    }
+
+    static long grant(long ttl) throws Exception {
+        Matcher m = Pattern.compile("lease ([0-9a-f]+) granted").matcher(etcdctl(null, "lease", "grant", String.valueOf(ttl)));
+        assertTrue(m.find());
+        long id = Long.parseUnsignedLong(m.group(1), 16);
+        LEASES.put(id, ttl);
+        return id;
+    }
+
+    static long revision() throws Exception {
+        return new ObjectMapper().readTree(etcdctl(null, "get", "/none", "-w", "json")).get("header").get("revision").asLong();
+    }
+
+    @BeforeAll
+    static void workload() throws Exception {
+        etcd = EtcdCluster.start(dir, 1);
+        ep = etcd.endpoints();
+        etcdctl(null, "put", "/registry/configmaps/default/a", "v1");
+        etcdctl(null, "put", "/registry/configmaps/default/b", "w1");
+        long l1 = grant(600);
+        etcdctl(null, "put", "/registry/events/default/e1", "{\"reason\":\"Started\"}", "--lease=" + Long.toHexString(l1));
+        etcdctl("\nput /registry/pods/default/p1 spec1\nput /registry/pods/default/p2 spec2\n\n\n", "txn");
+        etcdctl(null, "put", "/registry/configmaps/default/a", "v2");
+        etcdctl(null, "del", "/registry/configmaps/default/b");
+        etcdctl(null, "put", "/registry/configmaps/default/c", "x1");
+        compact = revision();
+        etcdctl(null, "put", "/registry/configmaps/default/a", "v3");
+        etcdctl(null, "compact", String.valueOf(compact));
+        etcdctl(null, "put", "/registry/configmaps/default/b", "w2");
+        etcdctl(null, "del", "/registry/events/", "--prefix");
+        long l2 = grant(300);
+        etcdctl("\nput /registry/leases/kube-system/l1 holder --lease=" + Long.toHexString(l2) + "\ndel /registry/pods/default/p1\n\n\n", "txn");
+        etcdctl(null, "put", "/registry/configmaps/default/c", "x2");
+        etcdctl(null, "put", "/registry/secrets/default/s1", "hunter2");
+        last = revision();
+        snapshot = dir.resolve("snapshot.db");
+        etcdctl(null, "snapshot", "save", snapshot.toString());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (etcd != null) etcd.close();
+    }
+
+    /** etcdctl's answer: key → (value, create, mod, version, lease). */
+    static Map<String, List<Object>> served(long rev) throws Exception {
+        JsonNode j = new ObjectMapper().readTree(etcdctl(null, "get", "/", "--prefix", "--rev", String.valueOf(rev), "-w", "json"));
+        Map<String, List<Object>> m = new TreeMap<>();
+        if (j.get("kvs") == null) return m;
+        for (JsonNode kv : j.get("kvs")) {
+            String key = new String(Base64.getDecoder().decode(kv.get("key").asText()), StandardCharsets.UTF_8);
+            String value = kv.has("value") ? new String(Base64.getDecoder().decode(kv.get("value").asText()), StandardCharsets.UTF_8) : "";
+            m.put(key, List.of(value, kv.get("create_revision").asLong(), kv.get("mod_revision").asLong(), kv.get("version").asLong(),
+                    kv.has("lease") ? kv.get("lease").asLong() : 0L));
+        }
+        return m;
+    }
+
+    static Map<String, List<Object>> answered(LogIndex x, long rev) {
+        Map<String, List<Object>> m = new TreeMap<>();
+        for (String k : x.liveKeys("/", rev, 0)) {
+            KeyValue kv = x.get(k, rev);
+            m.put(k, List.of(new String(kv.value(), StandardCharsets.UTF_8), kv.createRevision(), kv.modRevision(), kv.version(), kv.lease()));
+        }
+        return m;
+    }
+
+    @Test
+    void everyRevisionFromTheCompactionOnIsAnsweredAsEtcdAnswersIt() throws Exception {
+        assertTrue(last > compact + 5, "revisions after the compaction: " + compact + ".." + last);
+        try (LogIndex x = LogIndex.load(snapshot, null)) {
+            assertEquals(dev.walkit.format.etcd.StoreFile.Kind.ETCD_DB, x.source().kind());
+            assertEquals(compact, x.state().compactRevision(), "the compact revision is the db's");
+            assertEquals(last, x.state().revision());
+            for (long r = compact; r <= last; r++) assertEquals(served(r), answered(x, r), "revision " + r);
+            assertTrue(x.state().findings().isEmpty(), "etcd's own history breaks no rule of the WAL's: " + x.state().findings());
+            assertTrue(x.source().etcd().damage().isEmpty(), x.source().etcd().damage().toString());
+            // Before the compaction there is nothing to answer with: the history is gone.
+            assertNull(x.history("/registry/configmaps/default/b") == null ? null : x.get("/registry/configmaps/default/b", compact - 1),
+                    "b was deleted before the compaction: the db does not keep it");
+        }
+    }
+
+    @Test
+    void theLeasesAreTheGrantedOnesWithTheirTtls() throws Exception {
+        try (LogIndex x = LogIndex.load(snapshot, null)) {
+            assertEquals(LEASES, x.source().etcd().leases());
+            for (Map.Entry<Long, Long> e : LEASES.entrySet()) {
+                String ttl = etcdctl(null, "lease", "timetolive", Long.toHexString(e.getKey()));
+                assertTrue(ttl.contains("granted with TTL(" + e.getValue() + "s)"), ttl);
+            }
+        }
+    }
+
+    @Test
+    void aStoppedMembersDataDirectoryIsReadFromItsDb() throws Exception {
+        Path copy = dir.resolve("copy-of-data");
+        Path data = dir.resolve("etcd-m0");
+        assertTrue(Files.isRegularFile(data.resolve("member/snap/db")), "etcd's layout: " + data);
+        // The live member's db is copied (etcd holds it open and locked); the copy is a stopped member's.
+        Files.createDirectories(copy.resolve("member/snap"));
+        Files.copy(data.resolve("member/snap/db"), copy.resolve("member/snap/db"));
+        try (LogIndex x = LogIndex.load(copy, null)) {
+            assertEquals(copy.resolve("member/snap/db"), x.source().file());
+            assertEquals(served(last), answered(x, last));
+        }
+    }
+}
