@@ -345,6 +345,13 @@ public final class Commands {
 
     private static ShellCommand.Outcome leases(ShellContext ctx, Args a, PrintWriter out) {
         var m = ctx.index.state().leases();
+        LogIndex.EtcdFacts etcd = ctx.index.source().etcd();
+        if (etcd != null) {
+            // etcd's lease bucket: every lease granted and not revoked, with its TTL, keys or not.
+            etcd.leases().forEach((id, ttl) -> out.printf("lease %d (%x): TTL %ds, %d live key(s)%n", id, id, ttl, m.keysByLease().getOrDefault(id, 0)));
+            out.printf("%d lease(s) in the db's lease bucket%n", etcd.leases().size());
+            return ShellCommand.Outcome.OK;
+        }
         m.keysByLease().forEach((id, n) -> out.printf("lease %d: %d key(s)%n", id, n));
         out.printf("%d lease(s); next lease ID %d%n", m.keysByLease().size(), m.nextLeaseId());
         return ShellCommand.Outcome.OK;
@@ -385,19 +392,30 @@ public final class Commands {
         int i = ctx.index.txnIndex(r);
         if (i < 0) return error(out, "no applied transaction at revision " + r);
         long off = ctx.index.txnOffset(i);
-        out.printf("transaction at revision %d: %d record(s) from offset %d%n", r, ctx.index.txnRecords(i), off);
+        boolean wal = ctx.index.source().isWal();
+        if (wal) out.printf("transaction at revision %d: %d record(s) from offset %d%n", r, ctx.index.txnRecords(i), off);
+        else out.printf("transaction at revision %d: %d record(s)%n", r, ctx.index.txnRecords(i));
         for (int j = 0; j < ctx.index.txnRecords(i); j++) {
             KeyValue kv = ctx.index.recordAt(off);
             if (kv == null) break;
             String key = new String(kv.key(), StandardCharsets.UTF_8);
-            out.printf("  @%d %-8s %s%s%n", off, kv.isDelete() ? "DELETE" : "PUT", key,
+            out.printf("  %s%-8s %s%s%n", wal ? "@" + off + " " : "", kv.isDelete() ? "DELETE" : "PUT", key,
                     kv.isDelete() ? "" : "  " + ValueView.summary(key, kv.value(), ctx.showSecrets));
             off += dev.walkit.format.RecordEncoder.recordLength(kv);
         }
         return ShellCommand.Outcome.OK;
     }
 
+    /** An error for a command about WAL bytes on another store; null on a WAL. */
+    private static ShellCommand.Outcome walOnly(ShellContext ctx, String command, PrintWriter out) {
+        if (ctx.index.source().isWal()) return null;
+        return error(out, command + " reads a WAL's bytes; " + ctx.index.source().file() + " is an " + ctx.index.source().kind().label()
+                + " (its damage, by page, is in waldoctor diagnose)");
+    }
+
     private static ShellCommand.Outcome records(ShellContext ctx, Args a, PrintWriter out) {
+        ShellCommand.Outcome walOnly = walOnly(ctx, "records", out);
+        if (walOnly != null) return walOnly;
         long from = a.number("--from", 0);
         long limit = a.number("--limit", 20);
         if (from < 0 || limit < 0) return error(out, a.error());
@@ -419,6 +437,8 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome hexdump(ShellContext ctx, Args a, PrintWriter out) {
+        ShellCommand.Outcome walOnly = walOnly(ctx, "hexdump", out);
+        if (walOnly != null) return walOnly;
         if (a.positional().isEmpty() || a.positional().size() > 2) return usage(out, "usage: hexdump OFFSET [LEN]");
         long off;
         int len;

@@ -27,12 +27,15 @@ import java.util.Set;
 public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> largest, List<Long> writesPerTenth,
                         List<DamageLocator.Located> damage, List<Finding> findings, List<LogIndex.Dropped> dropped,
                         List<String> uncertainKeys, List<Signature> signatures, List<String> next,
-                        Assessment.Verdict verdict, dev.walkit.format.replay.RevisionAccount account) {
+                        Assessment.Verdict verdict, dev.walkit.format.replay.RevisionAccount account, List<String> storeDamage) {
     public static final String SCHEMA = "walkit.waldoctor.diagnose/v1";
 
-    /** What the log is: its file and what replay made of it. */
+    /**
+     * What the log is: its file and what replay made of it. {@code store} is "wal" or "etcd-db"; for an etcd db,
+     * {@code storeDetail} gives its own format's facts and {@code records} counts the revisions it holds.
+     */
     public record Facts(String path, String format, long bytes, long records, long transactions, long firstRevision, long revision,
-                        long compactRevision, long liveKeys, long tombstones, long leases, long nextLeaseId) {
+                        long compactRevision, long liveKeys, long tombstones, long leases, long nextLeaseId, String store, String storeDetail) {
     }
 
     /** A Kubernetes resource's share of the key space. */
@@ -57,6 +60,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         uncertainKeys = List.copyOf(uncertainKeys);
         signatures = List.copyOf(signatures);
         next = List.copyOf(next);
+        storeDamage = List.copyOf(storeDamage);
     }
 
     public ExitCode exitCode() {
@@ -79,6 +83,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         final Set<String> uncertainKeys = new LinkedHashSet<>();
         final List<String> next = new ArrayList<>();
         final Assessment.Verdict verdict;
+        final List<String> storeDamage = new ArrayList<>();
         final dev.walkit.format.replay.LeaseMetadata leases;
 
         Builder(LogIndex x) {
@@ -113,19 +118,33 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             largest.addAll(big);
             for (LogIndex.Dropped d : x.dropped()) uncertainKeys.addAll(d.keys());
             recognise();
-            verdict = Assessment.of(x.damage().stream().map(DamageLocator.Located::span).toList(), s.findings(), x.file().size()).verdict();
-            recommend(verdict == Assessment.Verdict.HEALTHY, verdict == Assessment.Verdict.TORN_TAIL);
+            Assessment.Verdict v = Assessment.of(x.damage().stream().map(DamageLocator.Located::span).toList(), s.findings(), x.file().size()).verdict();
+            LogIndex.EtcdFacts etcd = x.source().etcd();
+            if (etcd != null) {
+                for (var d : etcd.damage()) storeDamage.add(d.toString());
+                if (!storeDamage.isEmpty()) v = Assessment.Verdict.DAMAGED;
+            }
+            verdict = v;
+            if (etcd != null) recommendForEtcd();
+            else recommend(verdict == Assessment.Verdict.HEALTHY, verdict == Assessment.Verdict.TORN_TAIL);
         }
 
         Diagnosis build() {
             Replayer s = x.state();
-            Facts facts = new Facts(x.file().path().toString(), x.format().label(), x.file().size(), x.records(), s.transactions(),
+            LogIndex.Source src = x.source();
+            LogIndex.EtcdFacts etcd = src.etcd();
+            long bytes = src.isWal() ? x.file().size() : src.file().toFile().length();
+            String detail = etcd == null ? "" : String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s) in its lease bucket",
+                    etcd.meta().pageSize(), etcd.meta().txid(), etcd.consistentIndex(), etcd.leases().size());
+            long leaseCount = etcd == null ? leases.keysByLease().size() : etcd.leases().size();
+            Facts facts = new Facts(src.file().toString(), etcd == null ? x.format().label() : "etcd-db", bytes,
+                    etcd == null ? x.records() : etcd.summary().revisions(), s.transactions(),
                     s.firstRevision(), s.revision(), s.compactRevision(), s.keys().liveCount(), s.keys().tombstoneCount(),
-                    leases.keysByLease().size(), leases.nextLeaseId());
+                    leaseCount, leases.nextLeaseId(), etcd == null ? "wal" : "etcd-db", detail);
             List<Largest> big = largest.stream().map(k -> new Largest(new String(k.key(), StandardCharsets.UTF_8), k.valueLength())).toList();
             List<Long> tenths = java.util.Arrays.stream(writesPerDecile).boxed().toList();
             return new Diagnosis(facts, resources, big, tenths, x.damage(), s.findings(), x.dropped(), new ArrayList<>(uncertainKeys),
-                    signatures, next, verdict, dev.walkit.format.replay.RevisionAccount.of(s, x.damage()));
+                    signatures, next, verdict, dev.walkit.format.replay.RevisionAccount.of(s, x.damage()), storeDamage);
         }
 
         private void recognise() {
@@ -163,6 +182,17 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
                 for (byte v : b) if (v != 0) return false;
             }
             return true;
+        }
+
+        /** An etcd db: the shell to look at it (walrecover rebuilds WALs, not etcd dbs). */
+        private void recommendForEtcd() {
+            String p = x.source().file().toString();
+            if (verdict == Assessment.Verdict.HEALTHY) {
+                next.add("nothing to repair; `waldoctor shell " + p + "` to look around");
+            } else {
+                next.add("what could be read is above; `waldoctor shell " + p + "` to look at it (get --rev, history, diff)");
+                next.add("etcd's own copy: `etcdctl snapshot save` from a healthy member, or restore from a backup");
+            }
         }
 
         private void recommend(boolean healthy, boolean tailOnly) {

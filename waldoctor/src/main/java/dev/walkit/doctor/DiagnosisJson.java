@@ -16,7 +16,7 @@ final class DiagnosisJson implements DiagnosisPrinter {
 
     static String json(Diagnosis d) {
         Diagnosis.Facts f = d.facts();
-        Json j = new Json().beginObject().field("schema", Diagnosis.SCHEMA).field("path", f.path()).field("format", f.format())
+        Json j = new Json().beginObject().field("schema", Diagnosis.SCHEMA).field("path", f.path()).field("store", f.store()).field("format", f.format())
                 .field("bytes", f.bytes()).field("records", f.records()).field("transactions", f.transactions())
                 .fieldOrNull("first_revision", f.firstRevision()).field("last_revision", f.revision()).field("compact_revision", f.compactRevision())
                 .field("live_keys", f.liveKeys()).field("tombstones", f.tombstones()).field("leases", f.leases());
@@ -28,6 +28,8 @@ final class DiagnosisJson implements DiagnosisPrinter {
         }
         j.endArray().name("largest_values").beginArray();
         for (Diagnosis.Largest l : d.largest()) j.beginObject().field("key", l.key()).field("bytes", l.bytes()).endObject();
+        j.endArray().name("store_damage").beginArray();
+        for (String x : d.storeDamage()) j.value(x);
         j.endArray().name("damage").beginArray();
         for (DamageLocator.Located l : d.damage()) {
             DamageSpan s = l.span();

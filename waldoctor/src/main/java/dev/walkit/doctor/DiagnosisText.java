@@ -15,8 +15,13 @@ final class DiagnosisText implements DiagnosisPrinter {
     public void print(PrintWriter out, Diagnosis d) {
         Diagnosis.Facts f = d.facts();
         out.printf("== what this log is%n");
-        out.printf("  %s: WAL format %s, %,d bytes, %,d valid records, %,d transactions applied%n", f.path(), f.format(), f.bytes(),
-                f.records(), f.transactions());
+        if (f.store().equals("wal")) {
+            out.printf("  %s: WAL format %s, %,d bytes, %,d valid records, %,d transactions applied%n", f.path(), f.format(), f.bytes(),
+                    f.records(), f.transactions());
+        } else {
+            out.printf("  %s: etcd db (%s), %,d bytes, %,d revisions, %,d transactions applied%n", f.path(), f.storeDetail(), f.bytes(),
+                    f.records(), f.transactions());
+        }
         out.printf("  revisions %s..%d, compact revision %d; %,d live keys, %,d tombstones, %,d leases (next lease ID %d)%n",
                 Revision.text(f.firstRevision()), f.revision(), f.compactRevision(), f.liveKeys(), f.tombstones(), f.leases(), f.nextLeaseId());
         out.printf("  writes by tenth of the revision range: %s%n", d.writesPerTenth());
@@ -26,7 +31,8 @@ final class DiagnosisText implements DiagnosisPrinter {
         out.printf("== largest values%n");
         for (Diagnosis.Largest l : d.largest()) out.printf("  %,10d B  %s%n", l.bytes(), l.key());
         out.printf("== findings%n");
-        if (d.damage().isEmpty() && d.findings().isEmpty()) out.printf("  none: the log is healthy%n");
+        if (d.damage().isEmpty() && d.findings().isEmpty() && d.storeDamage().isEmpty()) out.printf("  none: the log is healthy%n");
+        for (String x : d.storeDamage()) out.printf("  bbolt damage: %s%n", x);
         for (DamageLocator.Located l : d.damage()) {
             DamageSpan s = l.span();
             out.printf("  %s at offset %,d, %,d bytes, %s%n    %s%n    %s%n", s.kind().label(), s.offset(), s.length(), Revision.where(l.revisionBefore(), l.revisionAfter()), s.describe(),

@@ -179,7 +179,7 @@ public final class BoltFile implements Closeable {
     /** Every leaf element of the bucket's tree in key order. */
     public void walk(BucketRef bucket, Visitor v) throws IOException {
         if (bucket.inline() != null) {
-            elements(bucket.inline(), 0, -1, -1, 0, v, null);
+            elements(bucket.inline(), 0, -1, 0, v, null);
             return;
         }
         walkPage(bucket.root(), 0, v, new BitSet());
@@ -193,10 +193,14 @@ public final class BoltFile implements Closeable {
         if (id >= 0 && id < Integer.MAX_VALUE) seen.set((int) id);
         ByteBuffer p = page(id);
         if (p == null) return;
-        elements(p, id, id * meta.pageSize(), depth, depth, v, seen);
+        elements(p, id, id * meta.pageSize(), depth, v, seen);
     }
 
-    private void elements(ByteBuffer p, long id, long at, int depth, int level, Visitor v, BitSet seen) throws IOException {
+    private void elements(ByteBuffer p, long id, long at, int level, Visitor v, BitSet seen) throws IOException {
+        if (p.limit() < HEADER) {
+            damage.add(new BoltDamage(id, at, "an inline bucket of " + p.limit() + " bytes, shorter than a page header"));
+            return;
+        }
         int flags = p.getShort(8) & 0xffff;
         int count = p.getShort(10) & 0xffff;
         int limit = p.limit();
@@ -224,7 +228,7 @@ public final class BoltFile implements Closeable {
                 long ksize = p.getInt(e + 8) & 0xffffffffL;
                 long vsize = p.getInt(e + 12) & 0xffffffffL;
                 if (e + pos + ksize + vsize > limit) {
-                    damage.add(new BoltDamage(id, at, where + ": leaf element " + i + " (key " + ksize + " bytes, value " + vsize + ") runs past the page"));
+                    damage.add(new BoltDamage(id, at, where + ": leaf element " + i + " (key " + ksize + " bytes, value " + vsize + " bytes) runs past the page"));
                     continue;
                 }
                 int k = (int) (e + pos);

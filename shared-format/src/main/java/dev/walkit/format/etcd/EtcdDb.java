@@ -38,8 +38,24 @@ public final class EtcdDb implements Closeable {
     private long consistentIndex = -1;
     private final Map<Long, Long> leases = new TreeMap<>();
 
+    /** What the 32 bytes past the last page say: {@code etcdctl snapshot save} appends the SHA-256 of the db. */
+    public enum Trailer {
+        /** The file ends at a page boundary: a member's db. */
+        NONE,
+        /** A SHA-256 of the pages before it, and it matches: the snapshot is as etcd sent it. */
+        SHA256_MATCHES,
+        /** 32 bytes that are not the SHA-256 of the pages before them: the file changed since it was saved. */
+        SHA256_DIFFERS
+    }
+
+    private final Trailer trailer;
+
     private EtcdDb(BoltFile bolt) throws IOException {
         this.bolt = bolt;
+        this.trailer = trailer(bolt);
+        if (trailer == Trailer.SHA256_DIFFERS) {
+            damage.add(new BoltDamage(-1, bolt.size() - 32, "the snapshot's SHA-256 (its last 32 bytes, as etcdctl snapshot save writes it) does not match its pages: the file changed since it was saved"));
+        }
         BoltFile.BucketRef meta = bolt.bucket("meta");
         if (meta != null) {
             bolt.walk(meta, (p, k, kl, v, vl, bucket) -> {
@@ -79,6 +95,40 @@ public final class EtcdDb implements Closeable {
                 leases.put(id, ttl);
             });
         }
+    }
+
+    private static Trailer trailer(BoltFile bolt) throws IOException {
+        if (bolt.meta() == null) return Trailer.NONE;
+        long pages = bolt.size() - 32;
+        if (pages <= 0 || pages % bolt.meta().pageSize() != 0) return Trailer.NONE;
+        java.security.MessageDigest sha;
+        try {
+            sha = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        byte[] stored = new byte[32];
+        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(bolt.path())) {
+            ByteBuffer b = ByteBuffer.allocate(1 << 20);
+            long at = 0;
+            while (at < pages) {
+                b.clear().limit((int) Math.min(b.capacity(), pages - at));
+                int n = c.read(b, at);
+                if (n < 0) return Trailer.NONE;
+                b.flip();
+                sha.update(b);
+                at += n;
+            }
+            ByteBuffer t = ByteBuffer.wrap(stored);
+            while (t.hasRemaining() && c.read(t, pages + t.position()) > 0) {
+                // read on
+            }
+        }
+        return java.security.MessageDigest.isEqual(sha.digest(), stored) ? Trailer.SHA256_MATCHES : Trailer.SHA256_DIFFERS;
+    }
+
+    public Trailer trailer() {
+        return trailer;
     }
 
     /** etcd's integers in keys are big-endian; bbolt's pages are read little-endian. */
