@@ -86,6 +86,16 @@ class EtcdDbSourceTest {
         etcdctl("\nput /registry/leases/kube-system/l1 holder --lease=" + Long.toHexString(l2) + "\ndel /registry/pods/default/p1\n\n\n", "txn");
         etcdctl(null, "put", "/registry/configmaps/default/c", "x2");
         etcdctl(null, "put", "/registry/secrets/default/s1", "hunter2");
+        // Enough keys that the key bucket is a tree of branch and leaf pages, and a value of several pages
+        // (an overflow page run).
+        String pad = "x".repeat(200);
+        for (int t = 0; t < 8; t++) {
+            StringBuilder txn = new StringBuilder("\n");
+            for (int i = 0; i < 100; i++) txn.append("put /registry/events/ns").append(t).append("/ev-").append(i).append(' ').append(pad).append(i).append('\n');
+            etcdctl(txn.append("\n\n").toString(), "txn");
+        }
+        etcdctl("y".repeat(20_000), "put", "/registry/configmaps/kube-system/big");
+        etcdctl(null, "del", "/registry/events/ns3/", "--prefix");
         last = revision();
         snapshot = dir.resolve("snapshot.db");
         etcdctl(null, "snapshot", "save", snapshot.toString());
@@ -127,12 +137,48 @@ class EtcdDbSourceTest {
             assertEquals(compact, x.state().compactRevision(), "the compact revision is the db's");
             assertEquals(last, x.state().revision());
             for (long r = compact; r <= last; r++) assertEquals(served(r), answered(x, r), "revision " + r);
+            assertEquals(20_000, x.get("/registry/configmaps/kube-system/big", last).value().length);
+            assertTrue(x.liveCount("/registry/events/", last) == 700, "800 events put, 100 deleted");
             assertTrue(x.state().findings().isEmpty(), "etcd's own history breaks no rule of the WAL's: " + x.state().findings());
             assertTrue(x.source().etcd().damage().isEmpty(), x.source().etcd().damage().toString());
             // Before the compaction there is nothing to answer with: the history is gone.
             assertNull(x.history("/registry/configmaps/default/b") == null ? null : x.get("/registry/configmaps/default/b", compact - 1),
                     "b was deleted before the compaction: the db does not keep it");
         }
+    }
+
+    @Test
+    void theKeyBucketIsATreeOfBranchLeafAndOverflowPages() throws Exception {
+        // What the equality above walked: not only inline buckets.
+        try (dev.walkit.format.etcd.EtcdDb db = dev.walkit.format.etcd.EtcdDb.open(snapshot)) {
+            dev.walkit.format.bbolt.BoltFile b = db.bolt();
+            var key = b.bucket("key");
+            assertTrue(key.root() != 0, "the key bucket has pages of its own");
+            assertEquals(dev.walkit.format.bbolt.BoltFile.BRANCH, b.pageHeader(key.root())[0], "its root is a branch page");
+            boolean overflow = false;
+            for (long id = 2; id < b.size() / b.meta().pageSize(); id++) {
+                int[] h = b.pageHeader(id);
+                if (h[0] == dev.walkit.format.bbolt.BoltFile.LEAF && h[1] > 0) overflow = true;
+            }
+            assertTrue(overflow, "a leaf page with overflow pages (the 20,000-byte value)");
+            assertEquals(dev.walkit.format.etcd.EtcdDb.Trailer.SHA256_MATCHES, db.trailer());
+        }
+    }
+
+    @Test
+    void diagnoseAndTheShellNameTheDbAndItsLeases() throws Exception {
+        WalDoctorTest.Run d = WalDoctorTest.run("diagnose", snapshot.toString());
+        assertEquals(0, d.exit(), d.out() + d.err());
+        assertTrue(d.out().contains(snapshot + ": etcd db (bbolt page size 4096, txid "), d.out());
+        assertTrue(d.out().contains("compact revision " + compact), d.out());
+        assertTrue(d.out().contains("none: the log is healthy"), d.out());
+        for (Map.Entry<Long, Long> e : LEASES.entrySet()) {
+            WalDoctorTest.Run l = WalDoctorTest.run("leases", snapshot.toString());
+            assertTrue(l.out().contains("lease " + e.getKey() + " (" + Long.toHexString(e.getKey()) + "): TTL " + e.getValue() + "s"), l.out());
+        }
+        WalDoctorTest.Run h = WalDoctorTest.run("hexdump", snapshot.toString(), "0");
+        assertEquals(1, h.exit(), h.out() + h.err());
+        assertTrue((h.out() + h.err()).contains("hexdump reads a WAL's bytes; " + snapshot + " is an etcd db"), h.out() + h.err());
     }
 
     @Test

@@ -160,6 +160,12 @@ public final class BoltFile implements Closeable {
         return p;
     }
 
+    /** The flags of page {@code id} ({@link #BRANCH}, {@link #LEAF}, …) and its overflow count, or null past the end. */
+    public int[] pageHeader(long id) throws IOException {
+        ByteBuffer h = meta == null ? null : read(id * meta.pageSize(), HEADER);
+        return h == null ? null : new int[] {h.getShort(8) & 0xffff, h.getInt(12)};
+    }
+
     /** The bucket named {@code name} in the root bucket, or null (absent, or its path damaged). */
     public BucketRef bucket(String name) throws IOException {
         if (meta == null) return null;
