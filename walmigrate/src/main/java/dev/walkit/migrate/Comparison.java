@@ -78,7 +78,7 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
                     c.sourceKeys++;
                     c.targetKeys++;
                     String why = !Arrays.equals(sha256(s.value()), sha256(t.getValue().getBytes())) ? "value"
-                            : leaseDifference(s.lease() <= 0 ? 0 : source.leaseIsTtl() ? s.lease() : ANY_TTL, t.getLease(), ttls);
+                            : leaseDifference(s.lease() <= 0 ? 0 : source.ttlOf(s.lease(), ANY_TTL), t.getLease(), ttls);
                     if (why == null) {
                         c.same++;
                     } else {

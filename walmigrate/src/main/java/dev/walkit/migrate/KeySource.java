@@ -13,6 +13,14 @@ public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
     /** Whether {@link SourceKey#lease()} is a TTL (kine) rather than a lease ID (WAL). */
     boolean leaseIsTtl();
 
+    /**
+     * The TTL in seconds to grant for the source's lease {@code lease}: kine's lease is its TTL; an etcd db's
+     * lease bucket holds each lease's granted TTL; a WAL keeps none, so {@code fallback} (--lease-ttl).
+     */
+    default long ttlOf(long lease, long fallback) {
+        return leaseIsTtl() ? lease : fallback;
+    }
+
     @Override
     void close() throws java.io.IOException;
 }

@@ -77,7 +77,7 @@ public final class Migrator {
         lastAnswer.set(System.nanoTime()); // it has just answered the first read
         Timing.mark("etcd client");
         KV kv = client.getKVClient();
-        Leases leases = new Leases(client, source.leaseIsTtl(), o.leaseTtl());
+        Leases leases = new Leases(client, source, o.leaseTtl());
         ExecutorService pool = Executors.newFixedThreadPool(o.concurrency(), runnable -> {
             Thread t = new Thread(runnable, "walmigrate-txn");
             t.setDaemon(true);
@@ -337,16 +337,16 @@ public final class Migrator {
     /** Leases granted on the target: one per distinct kine TTL, or one per old WAL lease ID. */
     static final class Leases {
         private final Client client;
-        private final boolean ttl;
+        private final KeySource source;
         private final long walTtl;
         /** Source lease → the target's lease for it (granted by this run, or reused from an earlier one). */
         private final Map<Long, Long> granted = new HashMap<>();
         private long grants;
         private long reused;
 
-        Leases(Client client, boolean ttl, long walTtl) {
+        Leases(Client client, KeySource source, long walTtl) {
             this.client = client;
-            this.ttl = ttl;
+            this.source = source;
             this.walTtl = walTtl;
         }
 
@@ -354,7 +354,7 @@ public final class Migrator {
             if (lease <= 0) return 0;
             Long id = granted.get(lease);
             if (id == null) {
-                id = client.getLeaseClient().grant(ttl ? lease : walTtl).get(waitSeconds, TimeUnit.SECONDS).getID();
+                id = client.getLeaseClient().grant(source.ttlOf(lease, walTtl)).get(waitSeconds, TimeUnit.SECONDS).getID();
                 granted.put(lease, id);
                 grants++;
             }

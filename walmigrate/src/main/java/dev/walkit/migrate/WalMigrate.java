@@ -25,7 +25,7 @@ import java.util.concurrent.Callable;
                 + "overwriting anything: each batch is one transaction that writes only keys that do not exist.",
                 "Idempotent: run it again after a failure and it completes; keys present with another value are "
                 + "conflicts, never overwritten (exit 1)."},
-        subcommands = {WalMigrate.Kine.class, WalMigrate.FromWal.class, WalMigrate.Verify.class, picocli.AutoComplete.GenerateCompletion.class})
+        subcommands = {WalMigrate.Kine.class, WalMigrate.FromWal.class, WalMigrate.FromEtcdDb.class, WalMigrate.Verify.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class WalMigrate implements Callable<Integer> {
     /**
      * gRPC's own logging (java.util.logging, INFO lines such as a channel's transient failures) off: walmigrate
@@ -165,22 +165,7 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            if (outWal != null) {
-                if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
-                String refusal = OfflineWal.refusal(outWal);
-                if (refusal != null) {
-                    // As walrecover refuses an existing DIR/wal: a usage error, before the source is read.
-                    spec.commandLine().getErr().println("walmigrate: " + refusal);
-                    return ExitCode.USAGE.code();
-                }
-                try (KeySource src = KineSource.open(sqlite)) {
-                    OfflineWal.Written w = OfflineWal.write(src, outWal, java.time.Instant.now());
-                    Output.offlineWal(spec.commandLine().getOut(), writeOut.format(), outWal.resolve("wal"), w, src.revision());
-                    return ExitCode.OK.code();
-                } catch (Exception e) {
-                    return failed(spec.commandLine().getErr(), e);
-                }
-            }
+            if (outWal != null) return offline(spec, writeOut, outWal, () -> KineSource.open(sqlite));
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> KineSource.open(sqlite, false), target.t.options());
         }
     }
@@ -205,6 +190,51 @@ public final class WalMigrate implements Callable<Integer> {
         }
     }
 
+    @Command(name = "etcd-db", mixinStandardHelpOptions = true, description = {
+            "From etcd's db (a stopped member's member/snap/db or data directory, or etcdctl snapshot save output; never written):",
+            "its live state at its last revision, leases granted at the TTLs of its lease bucket.",
+            "With --out-wal DIR instead of --endpoints: write DIR/wal, a v2 WAL in snapshot form, offline."})
+    static final class FromEtcdDb implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--db", required = true, paramLabel = "PATH", description = "The etcd db file or data directory; never written.")
+        Path db;
+
+        @Option(names = "--out-wal", paramLabel = "DIR", description = "Write a v2 WAL (snapshot form) instead of migrating to etcd.")
+        Path outWal;
+
+        @Mixin
+        TargetMixin target;
+
+        @Mixin
+        WriteOut writeOut;
+
+        @Override
+        public Integer call() {
+            if (outWal != null) return offline(spec, writeOut, outWal, () -> EtcdDbSource.open(db));
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> EtcdDbSource.open(db), target.t.options());
+        }
+    }
+
+    /** --out-wal DIR: the source's live state written as DIR/wal, offline (refused before the source is read when DIR has one). */
+    static int offline(CommandLine.Model.CommandSpec spec, WriteOut writeOut, Path outWal, KeySourceOpener opener) {
+        if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
+        String refusal = OfflineWal.refusal(outWal);
+        if (refusal != null) {
+            // As walrecover refuses an existing DIR/wal: a usage error, before the source is read.
+            spec.commandLine().getErr().println("walmigrate: " + refusal);
+            return ExitCode.USAGE.code();
+        }
+        try (KeySource src = opener.open()) {
+            OfflineWal.Written w = OfflineWal.write(src, outWal, java.time.Instant.now());
+            Output.offlineWal(spec.commandLine().getOut(), writeOut.format(), outWal.resolve("wal"), w, src.revision());
+            return ExitCode.OK.code();
+        } catch (Exception e) {
+            return failed(spec.commandLine().getErr(), e);
+        }
+    }
+
     @Command(name = "verify", mixinStandardHelpOptions = true, description = "Compare the source's live set with the target: counts, missing, extra, different (by value hash). Exit 0 only when equal.")
     static final class Verify implements Callable<Integer> {
         @Spec
@@ -219,6 +249,9 @@ public final class WalMigrate implements Callable<Integer> {
 
             @Option(names = "--wal", paramLabel = "PATH", description = "The source: a WAL file or data directory.")
             Path wal;
+
+            @Option(names = "--db", paramLabel = "PATH", description = "The source: an etcd db file or data directory.")
+            Path db;
         }
 
         @Mixin
@@ -238,7 +271,8 @@ public final class WalMigrate implements Callable<Integer> {
                 err.println("walmigrate: " + invalid);
                 return ExitCode.USAGE.code();
             }
-            try (KeySource src = source.sqlite != null ? KineSource.open(source.sqlite) : WalSource.open(source.wal)) {
+            try (KeySource src = source.sqlite != null ? KineSource.open(source.sqlite)
+                    : source.db != null ? EtcdDbSource.open(source.db) : WalSource.open(source.wal)) {
                 Comparison c = Comparison.run(src, o);
                 Output.comparison(out, writeOut.format(), c);
                 out.flush();

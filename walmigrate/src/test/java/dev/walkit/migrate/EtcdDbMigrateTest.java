@@ -1,0 +1,124 @@
+package dev.walkit.migrate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.walkit.format.Fixtures;
+import dev.walkit.testdata.EtcdCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * k3s or kubeadm with etcd → another store: a real etcd 3.4 takes a workload with leases, `etcdctl snapshot save`
+ * writes its db, and `walmigrate etcd-db` moves that db's live state into a second real etcd (and into a WAL,
+ * offline): the target serves what the source served, each lease at the TTL it was granted with.
+ */
+class EtcdDbMigrateTest {
+    @TempDir
+    Path dir;
+
+    static String etcdctl(String ep, String stdin, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", ep));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("ETCDCTL_API", "3");
+        Process p = pb.start();
+        if (stdin != null) p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, cmd + ": " + out);
+        return out;
+    }
+
+    /** key → value and the granted TTL of its lease (0: none), as etcd serves them. */
+    static Map<String, String> served(String ep) throws Exception {
+        JsonNode j = new ObjectMapper().readTree(etcdctl(ep, null, "get", "/registry/", "--prefix", "-w", "json"));
+        Map<String, String> m = new TreeMap<>();
+        if (j.get("kvs") == null) return m;
+        for (JsonNode kv : j.get("kvs")) {
+            String key = new String(Base64.getDecoder().decode(kv.get("key").asText()), StandardCharsets.UTF_8);
+            String value = new String(Base64.getDecoder().decode(kv.get("value").asText()), StandardCharsets.UTF_8);
+            long lease = kv.has("lease") ? kv.get("lease").asLong() : 0;
+            String ttl = "0";
+            if (lease != 0) {
+                Matcher t = Pattern.compile("granted with TTL\\((\\d+)s\\)").matcher(etcdctl(ep, null, "lease", "timetolive", Long.toHexString(lease)));
+                assertTrue(t.find());
+                ttl = t.group(1);
+            }
+            m.put(key, value + " ttl=" + ttl);
+        }
+        return m;
+    }
+
+    @Test
+    void anEtcdDbMovesIntoAnotherEtcdAndIntoAWalWithItsLeasesTtls() throws Exception {
+        Path snapshot = dir.resolve("snapshot.db");
+        Map<String, String> source;
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1)) {
+            String ep = src.endpoints();
+            Matcher g = Pattern.compile("lease ([0-9a-f]+) granted").matcher(etcdctl(ep, null, "lease", "grant", "900"));
+            assertTrue(g.find());
+            etcdctl(ep, null, "put", "/registry/configmaps/default/a", "v1");
+            etcdctl(ep, null, "put", "/registry/configmaps/default/a", "v2");
+            etcdctl(ep, null, "put", "/registry/leases/kube-node-lease/n1", "renew", "--lease=" + g.group(1));
+            etcdctl(ep, "\nput /registry/pods/default/p1 spec1\nput /registry/pods/default/p2 spec2\n\n\n", "txn");
+            etcdctl(ep, null, "del", "/registry/pods/default/p1");
+            etcdctl(ep, null, "compact", "3");
+            etcdctl(ep, null, "put", "/registry/secrets/default/s", "hunter2");
+            source = served(ep);
+            etcdctl(ep, null, "snapshot", "save", snapshot.toString());
+        }
+        assertEquals(4, source.size(), source.toString());
+        assertTrue(source.get("/registry/leases/kube-node-lease/n1").endsWith("ttl=900"), source.toString());
+        try (EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1)) {
+            WalMigrateTest.Run r = WalMigrateTest.run("etcd-db", "--db", snapshot.toString(), "--endpoints", dst.endpoints());
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertEquals(source, served(dst.endpoints()), "the target serves what the source served, leases at their TTLs");
+            WalMigrateTest.Run v = WalMigrateTest.run("verify", "--db", snapshot.toString(), "--endpoints", dst.endpoints());
+            assertEquals(0, v.exit(), v.out() + v.err());
+        }
+        // Offline into the store's own WAL: its live state is the db's.
+        Path out = dir.resolve("store");
+        WalMigrateTest.Run w = WalMigrateTest.run("etcd-db", "--db", snapshot.toString(), "--out-wal", out.toString());
+        assertEquals(0, w.exit(), w.out() + w.err());
+        Map<String, String> inWal = new TreeMap<>();
+        try (WalSource s = WalSource.open(out)) {
+            while (s.hasNext()) {
+                SourceKey k = s.next();
+                inWal.put(new String(k.key(), StandardCharsets.UTF_8), new String(k.value(), StandardCharsets.UTF_8));
+            }
+        }
+        Map<String, String> values = new TreeMap<>();
+        source.forEach((k, v) -> values.put(k, v.substring(0, v.lastIndexOf(" ttl="))));
+        assertEquals(values, inWal);
+    }
+
+    @Test
+    void aDamagedDbIsRefusedWithWhereItIsDamaged() throws Exception {
+        byte[] b = Files.readAllBytes(Fixtures.path("etcd/snapshot.db"));
+        b[3 * 4096 + 8] = 0; // page 3's flags: neither branch nor leaf
+        Path db = dir.resolve("damaged.db");
+        Files.write(db, b);
+        WalMigrateTest.Run r = WalMigrateTest.run("etcd-db", "--db", db.toString(), "--out-wal", dir.resolve("out").toString());
+        assertEquals(4, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains("the etcd db is damaged (page 3 at offset 12288: page 3: flags 0x00, not a branch or leaf page"), r.err());
+        assertTrue(!Files.exists(dir.resolve("out/wal")), "nothing written");
+        WalMigrateTest.Run notDb = WalMigrateTest.run("etcd-db", "--db", Fixtures.path("vectors/small/wal").toString(), "--out-wal", dir.resolve("out2").toString());
+        assertEquals(4, notDb.exit(), notDb.out() + notDb.err());
+        assertTrue(notDb.err().contains("not an etcd db"), notDb.err());
+    }
+}
