@@ -38,7 +38,7 @@ final class JsonPrinter implements VerifyPrinter {
     static String summary(VerifyReport r, ExitCode code, boolean withLists) {
         Json j = new Json().beginObject().field("schema", WalVerify.SCHEMA);
         if (!withLists) j.field("type", "summary");
-        j.field("path", r.path().toString()).field("format", r.format().label()).field("level", r.level().name().toLowerCase(java.util.Locale.ROOT))
+        j.field("path", r.path().toString()).field("store", r.store()).field("format", r.isWal() ? r.format().label() : r.store()).field("level", r.level().name().toLowerCase(java.util.Locale.ROOT))
                 .field("bytes", r.bytes()).field("records", r.records()).field("transactions", r.transactions())
                 .fieldOrNull("first_revision", r.firstRevision()).fieldOrNull("last_revision", r.lastRevision())
                 .fieldOrNull("compact_revision", r.compactRevision()).fieldOrNull("live_keys", r.liveKeys())
@@ -46,6 +46,9 @@ final class JsonPrinter implements VerifyPrinter {
         j.name("leftover_compaction").value(r.leftoverCompaction() == null ? null : r.leftoverCompaction().toString());
         j.fieldOrNull("grew_to", r.grewTo());
         if (withLists) {
+            j.name("store_damage").beginArray();
+            for (String d : r.storeDamage()) j.value(d);
+            j.endArray();
             j.name("damage").beginArray();
             for (DamageLocator.Located d : r.damage()) damage(j, d);
             j.endArray();
@@ -53,7 +56,7 @@ final class JsonPrinter implements VerifyPrinter {
             for (Finding f : r.findings()) finding(j, f);
             j.endArray();
         } else {
-            j.field("damage_count", r.damage().size()).field("finding_count", r.findings().size());
+            j.field("damage_count", r.damage().size() + r.storeDamage().size()).field("finding_count", r.findings().size());
         }
         return j.field("verdict", r.verdict()).field("exit_code", code.code()).endObject().toString();
     }

@@ -13,7 +13,13 @@ import java.io.PrintWriter;
 final class SimplePrinter implements VerifyPrinter {
     @Override
     public void print(PrintWriter out, VerifyReport r, ExitCode code) {
-        out.printf("%s: WAL format %s, %,d bytes, level %s%n", r.path(), r.format().label(), r.bytes(), r.level().name().toLowerCase(java.util.Locale.ROOT));
+        if (r.isWal()) {
+            out.printf("%s: WAL format %s, %,d bytes, level %s%n", r.path(), r.format().label(), r.bytes(), r.level().name().toLowerCase(java.util.Locale.ROOT));
+        } else {
+            out.printf("%s: %s (%s), %,d bytes, level %s%n", r.path(), r.store().equals("kine") ? "kine state.db" : "etcd db", r.storeDetail(), r.bytes(),
+                    r.level().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        for (String d : r.storeDamage()) out.printf("  %s damage: %s%n", r.store().equals("kine") ? "SQLite" : "bbolt", d);
         out.printf("  records %,d, transactions %,d, revisions %s..%s%s%n", r.records(), r.transactions(), Revision.text(r.firstRevision()),
                 Revision.text(r.lastRevision()), r.compactRevision() >= 0 ? ", compact revision " + r.compactRevision() : "");
         if (r.liveKeys() >= 0) out.printf("  live keys %,d, tombstones %,d%n", r.liveKeys(), r.tombstones());
@@ -30,7 +36,8 @@ final class SimplePrinter implements VerifyPrinter {
         String verdict = switch (code) {
             case OK -> "healthy";
             case TAIL_ONLY -> "torn tail only: `walrecover --policy tolerate-tail --out DIR " + r.path() + "` repairs it";
-            default -> "DAMAGED: see the findings above; `walverify --level semantic " + r.path() + "` adds the replay rules";
+            default -> r.isWal() ? "DAMAGED: see the findings above; `walverify --level semantic " + r.path() + "` adds the replay rules"
+                    : "DAMAGED: see the findings above; `waldoctor diagnose " + r.path() + "` for the report";
         };
         out.printf("verdict: %s (exit %d)%n", verdict, code.code());
     }

@@ -25,15 +25,29 @@ import java.util.List;
  * @param cleanPath          semantic level: the light replay took the log (found it clean), no full replay
  * @param cleanPathEnded     what ended the light replay when it was tried and ended, else null
  * @param scan               how the frame/decode scan used the threads (its contents do not depend on it)
+ * @param store              "wal", or "etcd-db" (an etcd db read from bbolt's format; its history replayed as a WAL)
+ * @param storeDetail        an etcd db's own facts (page size, txid, consistent index), else empty
+ * @param storeDamage        an etcd db's damage, by page and offset; any makes the verdict damaged
  */
 public record VerifyReport(Path path, WalFormat format, VerifyLevel level, long bytes, long records, long transactions,
                            long firstRevision, long lastRevision, long compactRevision, long liveKeys, long tombstones,
                            List<DamageLocator.Located> damage, List<Finding> findings, Path leftoverCompaction, long grewTo,
-                           boolean cleanPath, String cleanPathEnded, SplitScan.Outcome scan) {
+                           boolean cleanPath, String cleanPathEnded, SplitScan.Outcome scan, String store, String storeDetail,
+                           List<String> storeDamage) {
 
     public VerifyReport {
         damage = List.copyOf(damage);
         findings = List.copyOf(findings);
+        storeDamage = List.copyOf(storeDamage);
+    }
+
+    public boolean isWal() {
+        return store.equals("wal");
+    }
+
+    /** The verdict: the log's {@link Assessment}, or damaged when the store's own format is. */
+    public Assessment.Verdict verdictOf() {
+        return storeDamage.isEmpty() ? assessment().verdict() : Assessment.Verdict.DAMAGED;
     }
 
     /** What the damage and findings amount to ({@link Assessment}: the one definition of "torn tail only"). */
@@ -43,15 +57,15 @@ public record VerifyReport(Path path, WalFormat format, VerifyLevel level, long 
 
     /** True when the only damage is at the tail: one torn tail reaching the end of the file, and findings only about it. */
     public boolean tailOnly() {
-        return assessment().verdict() == Assessment.Verdict.TORN_TAIL;
+        return verdictOf() == Assessment.Verdict.TORN_TAIL;
     }
 
     public boolean healthy() {
-        return assessment().healthy();
+        return verdictOf() == Assessment.Verdict.HEALTHY;
     }
 
     /** healthy, torn-tail or damaged. */
     public String verdict() {
-        return assessment().verdict().label();
+        return verdictOf().label();
     }
 }

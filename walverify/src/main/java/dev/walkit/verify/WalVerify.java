@@ -142,7 +142,7 @@ public final class WalVerify implements Callable<Integer> {
     }
 
     static ExitCode exitCode(VerifyReport r) {
-        return ExitCode.of(r.assessment().verdict());
+        return ExitCode.of(r.verdictOf());
     }
 
     /** Completion's values for --level: the names as the converter takes them. */

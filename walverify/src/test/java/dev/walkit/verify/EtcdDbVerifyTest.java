@@ -1,0 +1,67 @@
+package dev.walkit.verify;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.walkit.format.Fixtures;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** walverify of an etcd db (testdata/fixtures/etcd/snapshot.db, a real etcd 3.4's; see shared-format's EtcdDbTest). */
+class EtcdDbVerifyTest {
+    static final Path DB = Fixtures.path("etcd/snapshot.db");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aHealthyDbAtEachLevel() throws Exception {
+        WalVerifyTest.Run s = WalVerifyTest.run("--level", "semantic", DB.toString());
+        assertEquals(0, s.exit(), s.out() + s.err());
+        assertTrue(s.out().startsWith(DB + ": etcd db (bbolt page size 4096, txid 12, consistent index 20, 2 lease(s), etcdctl snapshot's SHA-256 matches), 20,512 bytes, level semantic"), s.out());
+        JsonNode j = WalVerifyTest.run("-w", "json", "--level", "semantic", DB.toString()).json();
+        assertEquals("etcd-db", j.get("store").asText());
+        assertEquals(12, j.get("records").asLong(), "12 revisions in the key bucket");
+        assertEquals(8, j.get("compact_revision").asLong());
+        assertEquals(14, j.get("last_revision").asLong());
+        assertEquals(6, j.get("live_keys").asLong());
+        assertEquals(0, j.get("store_damage").size());
+        assertEquals("healthy", j.get("verdict").asText());
+        WalVerifyTest.Run f = WalVerifyTest.run("-w", "json", "--level", "frame", DB.toString());
+        assertEquals(0, f.exit(), f.out() + f.err());
+        assertEquals(12, f.json().get("records").asLong());
+        assertEquals(10, f.json().get("transactions").asLong(), "12 revisions in 10 main revisions (a transaction of a put and a delete, one of two puts)");
+    }
+
+    @Test
+    void aDamagedPageIsDamageWithItsNumberAndOffset() throws Exception {
+        byte[] b = Files.readAllBytes(DB);
+        b[3 * 4096 + 8] = 0;
+        Path p = dir.resolve("db");
+        Files.write(p, b);
+        WalVerifyTest.Run r = WalVerifyTest.run("-w", "json", p.toString());
+        assertEquals(3, r.exit(), r.out() + r.err());
+        assertEquals("page 3 at offset 12288: page 3: flags 0x00, not a branch or leaf page", r.json().get("store_damage").get(0).asText());
+        assertEquals("damaged", r.json().get("verdict").asText());
+        WalVerifyTest.Run text = WalVerifyTest.run(p.toString());
+        assertTrue(text.out().contains("  bbolt damage: page 3 at offset 12288: page 3: flags 0x00, not a branch or leaf page"), text.out());
+        assertTrue(text.out().contains("`waldoctor diagnose " + p + "` for the report"), text.out());
+    }
+
+    @Test
+    void noValidMetaIsNotADatabase() throws Exception {
+        byte[] b = Files.readAllBytes(DB);
+        b[64] ^= 1;
+        b[4096 + 64] ^= 1;
+        Path p = dir.resolve("db");
+        Files.write(p, b);
+        WalVerifyTest.Run r = WalVerifyTest.run(p.toString());
+        assertEquals(4, r.exit(), r.out() + r.err());
+        assertTrue(r.err().contains(p + ": a bbolt file with no valid meta page (meta page 0: checksum "), r.err());
+        assertTrue(!r.err().contains("Exception"), r.err());
+    }
+}
