@@ -409,8 +409,9 @@ public final class Commands {
     /** An error for a command about WAL bytes on another store; null on a WAL. */
     private static ShellCommand.Outcome walOnly(ShellContext ctx, String command, PrintWriter out) {
         if (ctx.index.source().isWal()) return null;
-        return error(out, command + " reads a WAL's bytes; " + ctx.index.source().file() + " is an " + ctx.index.source().kind().label()
-                + " (its damage, by page, is in waldoctor diagnose)");
+        boolean etcd = ctx.index.source().etcd() != null;
+        return error(out, command + " reads a WAL's bytes; " + ctx.index.source().file() + (etcd ? " is an etcd db (its damage, by page, is in waldoctor diagnose)"
+                : " is a kine state.db (its rows: sqlite3 on a copy)"));
     }
 
     private static ShellCommand.Outcome records(ShellContext ctx, Args a, PrintWriter out) {

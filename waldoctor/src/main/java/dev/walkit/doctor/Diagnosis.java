@@ -125,7 +125,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
                 if (!storeDamage.isEmpty()) v = Assessment.Verdict.DAMAGED;
             }
             verdict = v;
-            if (etcd != null) recommendForEtcd();
+            if (!x.source().isWal()) recommendForStore();
             else recommend(verdict == Assessment.Verdict.HEALTHY, verdict == Assessment.Verdict.TORN_TAIL);
         }
 
@@ -133,14 +133,18 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             Replayer s = x.state();
             LogIndex.Source src = x.source();
             LogIndex.EtcdFacts etcd = src.etcd();
+            var kine = src.kine();
             long bytes = src.isWal() ? x.file().size() : src.file().toFile().length();
-            String detail = etcd == null ? "" : String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s) in its lease bucket",
-                    etcd.meta().pageSize(), etcd.meta().txid(), etcd.consistentIndex(), etcd.leases().size());
+            String store = src.isWal() ? "wal" : etcd != null ? "etcd-db" : "kine";
+            String detail = etcd != null ? String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s) in its lease bucket",
+                    etcd.meta().pageSize(), etcd.meta().txid(), etcd.consistentIndex(), etcd.leases().size())
+                    : kine != null ? String.format("SQLite, %d row(s); kine keeps no version: versions counted from the rows kept; a lease is its TTL", kine.rows())
+                    : "";
             long leaseCount = etcd == null ? leases.keysByLease().size() : etcd.leases().size();
-            Facts facts = new Facts(src.file().toString(), etcd == null ? x.format().label() : "etcd-db", bytes,
-                    etcd == null ? x.records() : etcd.summary().revisions(), s.transactions(),
+            long records = etcd != null ? etcd.summary().revisions() : kine != null ? kine.rows() : x.records();
+            Facts facts = new Facts(src.file().toString(), src.isWal() ? x.format().label() : store, bytes, records, s.transactions(),
                     s.firstRevision(), s.revision(), s.compactRevision(), s.keys().liveCount(), s.keys().tombstoneCount(),
-                    leaseCount, leases.nextLeaseId(), etcd == null ? "wal" : "etcd-db", detail);
+                    leaseCount, leases.nextLeaseId(), store, detail);
             List<Largest> big = largest.stream().map(k -> new Largest(new String(k.key(), StandardCharsets.UTF_8), k.valueLength())).toList();
             List<Long> tenths = java.util.Arrays.stream(writesPerDecile).boxed().toList();
             return new Diagnosis(facts, resources, big, tenths, x.damage(), s.findings(), x.dropped(), new ArrayList<>(uncertainKeys),
@@ -184,14 +188,14 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             return true;
         }
 
-        /** An etcd db: the shell to look at it (walrecover rebuilds WALs, not etcd dbs). */
-        private void recommendForEtcd() {
+        /** An etcd db or kine's state.db: the shell to look at it (walrecover rebuilds WALs, not those). */
+        private void recommendForStore() {
             String p = x.source().file().toString();
             if (verdict == Assessment.Verdict.HEALTHY) {
                 next.add("nothing to repair; `waldoctor shell " + p + "` to look around");
             } else {
                 next.add("what could be read is above; `waldoctor shell " + p + "` to look at it (get --rev, history, diff)");
-                next.add("etcd's own copy: `etcdctl snapshot save` from a healthy member, or restore from a backup");
+                if (x.source().etcd() != null) next.add("etcd's own copy: `etcdctl snapshot save` from a healthy member, or restore from a backup");
             }
         }
 

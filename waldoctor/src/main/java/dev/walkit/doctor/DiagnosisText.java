@@ -19,8 +19,8 @@ final class DiagnosisText implements DiagnosisPrinter {
             out.printf("  %s: WAL format %s, %,d bytes, %,d valid records, %,d transactions applied%n", f.path(), f.format(), f.bytes(),
                     f.records(), f.transactions());
         } else {
-            out.printf("  %s: etcd db (%s), %,d bytes, %,d revisions, %,d transactions applied%n", f.path(), f.storeDetail(), f.bytes(),
-                    f.records(), f.transactions());
+            out.printf("  %s: %s (%s), %,d bytes, %,d revisions, %,d transactions applied%n", f.path(),
+                    f.store().equals("kine") ? "kine state.db" : "etcd db", f.storeDetail(), f.bytes(), f.records(), f.transactions());
         }
         out.printf("  revisions %s..%d, compact revision %d; %,d live keys, %,d tombstones, %,d leases (next lease ID %d)%n",
                 Revision.text(f.firstRevision()), f.revision(), f.compactRevision(), f.liveKeys(), f.tombstones(), f.leases(), f.nextLeaseId());

@@ -18,6 +18,8 @@ import dev.walkit.format.bbolt.BoltMeta;
 import dev.walkit.format.etcd.EtcdDb;
 import dev.walkit.format.etcd.EtcdDbWal;
 import dev.walkit.format.etcd.StoreFile;
+import dev.walkit.format.kine.KineDb;
+import dev.walkit.format.kine.KineHistoryWal;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.KeyIndex;
 import dev.walkit.format.replay.KeyState;
@@ -110,7 +112,7 @@ public final class LogIndex implements Closeable {
     private final Path leftoverCompaction;
 
     /** What was opened: the store's kind and file, and for an etcd db what its own format says. */
-    public record Source(StoreFile.Kind kind, Path file, EtcdFacts etcd) {
+    public record Source(StoreFile.Kind kind, Path file, EtcdFacts etcd, KineHistoryWal.Summary kine) {
         public boolean isWal() {
             return kind == StoreFile.Kind.WAL;
         }
@@ -185,10 +187,11 @@ public final class LogIndex implements Closeable {
     public static LogIndex load(Path path, LongConsumer progress) throws IOException {
         StoreFile store = StoreFile.resolve(path);
         if (store.kind() == StoreFile.Kind.ETCD_DB) return loadEtcdDb(store.file(), progress);
+        if (store.kind() == StoreFile.Kind.KINE) return loadKine(store.file(), progress);
         Path wal = store.file();
         WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
         try {
-            return new LogIndex(new Source(StoreFile.Kind.WAL, wal, null), wal, f, progress);
+            return new LogIndex(new Source(StoreFile.Kind.WAL, wal, null, null), wal, f, progress);
         } catch (IOException | RuntimeException e) {
             f.close();
             throw e;
@@ -513,24 +516,26 @@ public final class LogIndex implements Closeable {
         }
     }
 
+    /** Writes a store's history as a WAL at the given path and says what it found ({@link Source}). */
+    @FunctionalInterface
+    private interface Conversion {
+        Source write(Path wal) throws IOException;
+    }
+
     /**
-     * An etcd db: its history written as a WAL to a private file in the temporary directory (deleted on close;
-     * the db is only read), then replayed as any log is.
+     * A store other than the WAL: its history written as a WAL to a private file in the temporary directory
+     * (deleted on close; the store is only read), then replayed as any log is.
      */
-    private static LogIndex loadEtcdDb(Path db, LongConsumer progress) throws IOException {
-        Path tmp = java.nio.file.Files.createTempDirectory("walkit-etcd-db-");
+    private static LogIndex loadConverted(Conversion conversion, LongConsumer progress) throws IOException {
+        Path tmp = java.nio.file.Files.createTempDirectory("walkit-store-");
         Path wal = tmp.resolve(Wal.WAL_FILE);
         tmp.toFile().deleteOnExit();
         wal.toFile().deleteOnExit();
-        try (EtcdDb e = EtcdDb.open(db)) {
-            if (e.bolt().meta() == null) {
-                throw new NotAWalException(db + ": a bbolt file with no valid meta page (" + e.damage().get(0).detail() + ")");
-            }
-            EtcdDbWal.Summary sum = EtcdDbWal.write(e, wal);
-            EtcdFacts facts = new EtcdFacts(e.bolt().meta(), e.compactRevision(), e.consistentIndex(), e.leases(), e.damage(), sum);
+        try {
+            Source source = conversion.write(wal);
             WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
             try {
-                return new LogIndex(new Source(StoreFile.Kind.ETCD_DB, db, facts), wal, f, progress);
+                return new LogIndex(source, wal, f, progress);
             } catch (IOException | RuntimeException x) {
                 f.close();
                 throw x;
@@ -540,6 +545,27 @@ public final class LogIndex implements Closeable {
             java.nio.file.Files.deleteIfExists(tmp);
             throw x;
         }
+    }
+
+    private static LogIndex loadEtcdDb(Path db, LongConsumer progress) throws IOException {
+        return loadConverted(wal -> {
+            try (EtcdDb e = EtcdDb.open(db)) {
+                if (e.bolt().meta() == null) {
+                    throw new NotAWalException(db + ": a bbolt file with no valid meta page (" + e.damage().get(0).detail() + ")");
+                }
+                EtcdDbWal.Summary sum = EtcdDbWal.write(e, wal);
+                return new Source(StoreFile.Kind.ETCD_DB, db, new EtcdFacts(e.bolt().meta(), e.compactRevision(), e.consistentIndex(), e.leases(), e.damage(), sum), null);
+            }
+        }, progress);
+    }
+
+    /** kine's state.db, read from a private copy: its rows as the WAL's revisions (kine keeps no version: counted). */
+    private static LogIndex loadKine(Path db, LongConsumer progress) throws IOException {
+        return loadConverted(wal -> {
+            try (KineDb k = KineDb.open(db, "waldoctor")) {
+                return new Source(StoreFile.Kind.KINE, db, null, KineHistoryWal.write(k, wal));
+            }
+        }, progress);
     }
 
     public Source source() {

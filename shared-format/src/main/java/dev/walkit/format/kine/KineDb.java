@@ -1,0 +1,121 @@
+package dev.walkit.format.kine;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * kine's SQLite {@code state.db}, opened from a private copy: kine runs SQLite in WAL journal mode, so committed
+ * rows may live only in {@code state.db-wal}, and any SQLite client checkpoints and deletes the {@code -wal}
+ * when it closes; the files (db, -wal, -shm) are copied to a temporary directory and only the copy is opened.
+ * The source files are never written. The SQLite driver (sqlite-jdbc) is found at run time by its URL.
+ */
+public final class KineDb implements AutoCloseable {
+    /** SQLite's own ceiling for a mapping (SQLITE_MAX_MMAP_SIZE); a smaller file is mapped whole. */
+    static final long MMAP_BYTES = 0x7fff0000L;
+    /** The first 16 bytes of every SQLite 3 database file. */
+    private static final byte[] MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
+
+    private final Path source;
+    private final Path copyDir;
+    private final Connection connection;
+
+    private KineDb(Path source, Path copyDir, Connection connection) {
+        this.source = source;
+        this.copyDir = copyDir;
+        this.connection = connection;
+    }
+
+    /** True when {@code path} begins as an SQLite 3 database. */
+    public static boolean sniff(Path path) throws IOException {
+        try (java.io.InputStream in = Files.newInputStream(path)) {
+            return java.util.Arrays.equals(in.readNBytes(MAGIC.length), MAGIC);
+        }
+    }
+
+    /** Copies {@code stateDb} (and its -wal and -shm) to a private directory named after {@code tool} and opens the copy. */
+    public static KineDb open(Path stateDb, String tool) throws IOException {
+        if (!Files.isRegularFile(stateDb)) {
+            throw new IOException(stateDb + (Files.exists(stateDb) ? ": not a regular file (a FIFO, socket, device or directory)" : ": no such SQLite file"));
+        }
+        Path dir = Files.createTempDirectory(tool + "-kine-");
+        try {
+            Path copy = dir.resolve("state.db");
+            Files.copy(stateDb, copy, StandardCopyOption.COPY_ATTRIBUTES);
+            for (String suffix : new String[] {"-wal", "-shm"}) {
+                Path side = stateDb.resolveSibling(stateDb.getFileName() + suffix);
+                if (Files.exists(side)) Files.copy(side, dir.resolve("state.db" + suffix));
+            }
+            Connection c = connect(copy);
+            try (Statement pragma = c.createStatement()) {
+                // Pages read through a mapping, not a pread each: the live-set query reads 560k rows of a
+                // 230 MB database in 0.7 s instead of 1.1 s. Safe here: the file is our private copy.
+                pragma.execute("PRAGMA mmap_size = " + MMAP_BYTES);
+            }
+            return new KineDb(stateDb, dir, c);
+        } catch (SQLException e) {
+            deleteTree(dir);
+            throw new IOException(stateDb + ": not a kine database: " + e.getMessage(), e);
+        } catch (IOException | RuntimeException e) {
+            deleteTree(dir);
+            throw e;
+        }
+    }
+
+    /**
+     * Opens the SQLite file. SQLite opens lazily: this fails only when SQLite itself cannot start (its
+     * native library did not load: no build for this platform, or a temp directory it cannot run
+     * from), which says nothing about the database: that is not exit 4's "unreadable input".
+     */
+    private static Connection connect(Path db) {
+        try {
+            return DriverManager.getConnection("jdbc:sqlite:" + db);
+        } catch (SQLException e) {
+            Throwable root = e;
+            while (root.getCause() != null) root = root.getCause();
+            throw new IllegalStateException("cannot start SQLite (" + e.getMessage() + (root != e ? ": " + root : "")
+                    + "); sqlite-jdbc extracts its native library into java.io.tmpdir: if that is mounted noexec, set JAVA_OPTS=-Dorg.sqlite.tmpdir=DIR", e);
+        }
+    }
+
+    /** kine's own rows ({@code compact_rev_key}, {@code compact_rev_key_apiserver}, {@code gap-*}): not data. */
+    public static boolean internal(byte[] name) {
+        String s = new String(name, StandardCharsets.UTF_8);
+        return s.equals("compact_rev_key") || s.equals("compact_rev_key_apiserver") || s.startsWith("gap-");
+    }
+
+    public Connection connection() {
+        return connection;
+    }
+
+    public Path source() {
+        return source;
+    }
+
+    /** The copy, and the connection to it, are gone afterwards. */
+    @Override
+    public void close() throws IOException {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            throw new IOException(source + ": close failed: " + e.getMessage(), e);
+        } finally {
+            deleteTree(copyDir);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) return;
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+    }
+}

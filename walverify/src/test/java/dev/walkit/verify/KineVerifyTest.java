@@ -1,0 +1,53 @@
+package dev.walkit.verify;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.walkit.testdata.KineDbGenerator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** walverify of kine's state.db (generated with kine's row shapes: creates, updates, deletes, leases, gap rows). */
+class KineVerifyTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aKineDbIsSniffedAndItsRowsReplayedByTheRules() throws Exception {
+        Path db = dir.resolve("state.db");
+        new KineDbGenerator(KineDbGenerator.Options.of(3, 500)).write(db);
+        byte[] before = Files.readAllBytes(db);
+        WalVerifyTest.Run r = WalVerifyTest.run("-w", "json", "--level", "semantic", db.toString());
+        JsonNode j = r.json();
+        assertEquals("kine", j.get("store").asText(), r.out() + r.err());
+        assertTrue(j.get("records").asLong() > 400, r.out());
+        assertTrue(j.get("live_keys").asLong() > 0, r.out());
+        assertEquals(0, j.get("store_damage").size(), r.out());
+        assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(db)), "the source is never written");
+        WalVerifyTest.Run text = WalVerifyTest.run(db.toString());
+        assertTrue(text.out().startsWith(db + ": kine state.db (SQLite, "), text.out());
+    }
+
+    @Test
+    void whatSqliteFindsIsDamage() throws Exception {
+        Path db = dir.resolve("state.db");
+        new KineDbGenerator(KineDbGenerator.Options.of(3, 2000)).write(db);
+        long size = Files.size(db);
+        assertTrue(size > 8 * 4096, "more than a few pages: " + size);
+        // Zeros over the middle of the file: table and index pages SQLite no longer recognises.
+        try (RandomAccessFile f = new RandomAccessFile(db.toFile(), "rw")) {
+            f.seek(size / 2 / 4096 * 4096);
+            f.write(new byte[4096 * 2]);
+        }
+        WalVerifyTest.Run r = WalVerifyTest.run("-w", "json", db.toString());
+        assertTrue(r.exit() == 3 || r.exit() == 4, r.out() + r.err());
+        if (r.exit() == 3) assertTrue(r.json().get("store_damage").get(0).asText().startsWith("SQLite quick_check"), r.out());
+        else assertTrue(r.err().contains(db + ": not a kine database"), r.err());
+        assertTrue(!r.err().contains("Exception"), r.err());
+    }
+}
