@@ -251,6 +251,11 @@ public final class Commands {
         List<KeyValue> events = ctx.index.events(key);
         if (events == null) return error(out, "key not found: " + key);
         KeyValue prev = null;
+        long compact = ctx.index.state().compactRevision();
+        if (compact > 0 && events.get(0).modRevision() <= compact) {
+            // What the compaction kept: the key's state at it, not how it got there.
+            out.printf("(history before revision %d is compacted: the first event shown is the key's state then, its prev_kv unknown)%n", compact + 1);
+        }
         if (limit > 0 && events.size() > limit) {
             // The latest: the earlier ones counted, and how to see them.
             int skip = (int) (events.size() - limit);
