@@ -85,15 +85,20 @@ final class Output {
     }
 
     static void offlineWal(PrintWriter out, OutputFormat f, java.nio.file.Path wal, OfflineWal.Written w, long revision) {
+        offline(out, f, "wal", wal, w, revision);
+    }
+
+    /** An offline output written: {@code kind} is "wal" (DIR/wal) or "kine" (DIR/state.db). */
+    static void offline(PrintWriter out, OutputFormat f, String kind, java.nio.file.Path wal, OfflineWal.Written w, long revision) {
         switch (f) {
             case JSON -> {
-                Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "offline-wal").field("wal", wal.toString())
+                Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "offline-" + kind).field(kind.equals("wal") ? "wal" : "state_db", wal.toString())
                         .field("keys", w.keys()).field("revision", revision);
                 list(j, "cleaned_up", w.cleanedUp());
                 out.println(j.endObject());
             }
             case TABLE -> {
-                Table t = new Table("field", "value").row("wal", wal).row("keys", w.keys()).row("revision", revision);
+                Table t = new Table("field", "value").row(kind.equals("wal") ? "wal" : "state.db", wal).row("keys", w.keys()).row("revision", revision);
                 for (String c : w.cleanedUp()) t.row("cleaned up", c);
                 t.print(out);
             }

@@ -157,6 +157,9 @@ public final class WalMigrate implements Callable<Integer> {
         @Option(names = "--out-wal", paramLabel = "DIR", description = "Write a v2 WAL (snapshot form) instead of migrating to etcd.")
         Path outWal;
 
+        @Option(names = "--out-kine", paramLabel = "DIR", description = "Write kine's state.db (the way back to kine) instead of migrating to etcd; leases as TTLs.")
+        Path outKine;
+
         @Mixin
         TargetMixin target;
 
@@ -166,6 +169,7 @@ public final class WalMigrate implements Callable<Integer> {
         @Override
         public Integer call() {
             if (outWal != null) return offline(spec, writeOut, outWal, () -> KineSource.open(sqlite));
+            if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, () -> KineSource.open(sqlite));
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> KineSource.open(sqlite, false), target.t.options());
         }
     }
@@ -178,6 +182,9 @@ public final class WalMigrate implements Callable<Integer> {
         @Option(names = "--wal", required = true, paramLabel = "PATH", description = "A WAL file or data directory; never written.")
         Path wal;
 
+        @Option(names = "--out-kine", paramLabel = "DIR", description = "Write kine's state.db (the way back to kine) instead of migrating to etcd; leases as TTLs.")
+        Path outKine;
+
         @Mixin
         TargetMixin target;
 
@@ -186,6 +193,7 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, () -> WalSource.open(wal));
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> WalSource.open(wal), target.t.options());
         }
     }
@@ -204,6 +212,9 @@ public final class WalMigrate implements Callable<Integer> {
         @Option(names = "--out-wal", paramLabel = "DIR", description = "Write a v2 WAL (snapshot form) instead of migrating to etcd.")
         Path outWal;
 
+        @Option(names = "--out-kine", paramLabel = "DIR", description = "Write kine's state.db (the way back to kine) instead of migrating to etcd; leases as TTLs.")
+        Path outKine;
+
         @Mixin
         TargetMixin target;
 
@@ -213,7 +224,25 @@ public final class WalMigrate implements Callable<Integer> {
         @Override
         public Integer call() {
             if (outWal != null) return offline(spec, writeOut, outWal, () -> EtcdDbSource.open(db));
+            if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, () -> EtcdDbSource.open(db));
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> EtcdDbSource.open(db), target.t.options());
+        }
+    }
+
+    /** --out-kine DIR: the source's live state written as DIR/state.db, kine's database, offline. */
+    static int offlineKine(CommandLine.Model.CommandSpec spec, WriteOut writeOut, Path outKine, long leaseTtl, KeySourceOpener opener) {
+        if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
+        String refusal = OfflineKine.refusal(outKine);
+        if (refusal != null) {
+            spec.commandLine().getErr().println("walmigrate: " + refusal);
+            return ExitCode.USAGE.code();
+        }
+        try (KeySource src = opener.open()) {
+            OfflineWal.Written w = OfflineKine.write(src, outKine, leaseTtl, java.time.Instant.now());
+            Output.offline(spec.commandLine().getOut(), writeOut.format(), "kine", outKine.resolve(OfflineKine.FILE), w, src.revision());
+            return ExitCode.OK.code();
+        } catch (Exception e) {
+            return failed(spec.commandLine().getErr(), e);
         }
     }
 
