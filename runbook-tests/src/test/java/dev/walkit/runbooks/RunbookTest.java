@@ -37,12 +37,19 @@ class RunbookTest {
 
     @ParameterizedTest(name = "{0} on {1}")
     @CsvSource({"power-loss.md, small-torn-tail", "crc-after-upgrade.md, small-crc-range-bug",
-            "keys-vanished-after-compaction.md, small", "leases-missing.md, small", "kine-to-etcd.md, kine"})
+            "keys-vanished-after-compaction.md, small", "leases-missing.md, small", "kine-to-etcd.md, kine",
+            "etcd-to-store.md, etcd", "inspect-kine.md, kine-only", "rollback-to-kine.md, small"})
     void everyCommandRunsAsShown(String runbook, String fixture) throws Exception {
         Path store = dir.resolve("STORE");
         Path kine = dir.resolve("KINE");
         EtcdCluster etcd = null;
-        if (fixture.equals("kine")) {
+        Path snapshot = dir.resolve("SNAPSHOT");
+        if (fixture.equals("etcd")) {
+            Files.copy(Fixtures.path("etcd/snapshot.db"), snapshot);
+        } else if (fixture.equals("kine-only")) {
+            Files.createDirectories(kine);
+            new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(kine.resolve("state.db"));
+        } else if (fixture.equals("kine")) {
             Files.createDirectories(kine);
             new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(kine.resolve("state.db"));
             etcd = EtcdCluster.start(dir.resolve("etcd"), 1);
@@ -52,13 +59,13 @@ class RunbookTest {
         }
         String endpoint = etcd == null ? "ENDPOINT" : etcd.endpoints();
         try {
-            run(runbook, store, kine, endpoint);
+            run(runbook, store, kine, snapshot, endpoint);
         } finally {
             if (etcd != null) etcd.close();
         }
     }
 
-    private void run(String runbook, Path store, Path kine, String endpoint) throws Exception {
+    private void run(String runbook, Path store, Path kine, Path snapshot, String endpoint) throws Exception {
         List<String> lines = Files.readAllLines(Fixtures.root().resolve("docs/runbooks/" + runbook));
         int commands = 0;
         boolean inSh = false;
@@ -77,7 +84,8 @@ class RunbookTest {
                 String cmd = line.substring(2, m.start()).trim();
                 String[] words = cmd.split("\\s+");
                 String[] args = Arrays.stream(words).skip(1)
-                        .map(w -> w.replace("STORE", store.toString()).replace("KINE", kine.toString()).replace("ENDPOINT", endpoint))
+                        .map(w -> w.replace("STORE", store.toString()).replace("KINE", kine.toString()).replace("SNAPSHOT", snapshot.toString())
+                                .replace("ENDPOINT", endpoint))
                         .toArray(String[]::new);
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();
@@ -89,7 +97,8 @@ class RunbookTest {
                     default -> throw new AssertionError(runbook + ": unknown tool in " + line);
                 };
                 assertEquals(want, got, runbook + ": " + cmd + "\n" + out + err);
-                lastOut = out.toString().replace(store.toString(), "STORE").replace(kine.toString(), "KINE").replace(endpoint, "ENDPOINT");
+                lastOut = out.toString().replace(store.toString(), "STORE").replace(kine.toString(), "KINE").replace(snapshot.toString(), "SNAPSHOT")
+                        .replace(endpoint, "ENDPOINT");
                 commands++;
             } else if (lastOut != null && !line.isBlank()) {
                 // "…" stands for what varies (timings, digests): the parts around it must be there.

@@ -1,5 +1,7 @@
 package dev.walkit.migrate;
 
+import dev.walkit.cli.LeasesFile;
+
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.RecordEncoder;
@@ -17,9 +19,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code walmigrate kine --out-wal DIR}: kine's live set as a v2 WAL in snapshot form (§6), no server
- * needed — a marker at kine's revision and one SNAPSHOT record per live key, in key order; kine's TTL
- * stands as the lease ID (kine's lease ID is its TTL). Written to a temp file, fsynced, renamed, the directory fsynced.
+ * {@code walmigrate kine|etcd-db --out-wal DIR}: a source's live set as a v2 WAL in snapshot form (§6), no server
+ * needed — a marker at the source's revision and one SNAPSHOT record per live key, in key order; kine's TTL
+ * stands as the lease ID (kine's lease ID is its TTL), an etcd db's lease IDs stay. Beside it {@code leases.json}
+ * with each lease's TTL ({@link KeySource#ttlOf}: kine's, the etcd lease bucket's, else --lease-ttl), as
+ * walrecover writes the pair. Written to temp files, fsynced, renamed (leases.json first, wal last), DIR fsynced.
  */
 public final class OfflineWal {
     private OfflineWal() {
@@ -39,7 +43,7 @@ public final class OfflineWal {
      * Writes {@code dir/wal} through {@link OutputDir}: under its lock, an earlier crashed run's temp files removed,
      * published by one durable rename; a failure leaves DIR as it was (not there, if this run made it).
      */
-    public static Written write(KeySource source, Path dir, Instant now) throws IOException {
+    public static Written write(KeySource source, Path dir, long leaseTtl, Instant now) throws IOException {
         OutputDir out;
         try {
             out = OutputDir.open(dir);
@@ -54,9 +58,11 @@ public final class OfflineWal {
             Path body = out.temp("wal.body");
             Path temp = out.temp(Wal.WAL_FILE);
             long n = 0;
+            java.util.SortedMap<Long, long[]> leases = new java.util.TreeMap<>();
             try (WalWriter w = WalWriter.create(body)) {
                 while (source.hasNext()) {
                     SourceKey k = source.next();
+                    if (k.lease() > 0) leases.computeIfAbsent(k.lease(), id -> new long[] {source.ttlOf(id, leaseTtl), 0})[1]++;
                     w.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(), k.value(), k.lease()));
                     n++;
                 }
@@ -69,7 +75,14 @@ public final class OfflineWal {
             }
             out.discard(body);
             Durable.fsync(temp);
-            out.publish(Map.of(Wal.WAL_FILE, temp), now);
+            // The pair, as walrecover writes it: leases.json first, wal last (whenever DIR/wal exists, its leases are beside it).
+            Path leasesTemp = out.temp(LeasesFile.NAME);
+            Files.writeString(leasesTemp, LeasesFile.json(leaseTtl, leases.isEmpty() ? 1 : leases.lastKey() + 1, leases));
+            Durable.fsync(leasesTemp);
+            Map<String, Path> pair = new java.util.LinkedHashMap<>();
+            pair.put(LeasesFile.NAME, leasesTemp);
+            pair.put(Wal.WAL_FILE, temp);
+            out.publish(pair, now);
             return new Written(n, out.cleanedUp());
         }
     }

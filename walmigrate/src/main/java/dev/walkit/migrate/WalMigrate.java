@@ -168,7 +168,7 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            if (outWal != null) return offline(spec, writeOut, outWal, () -> KineSource.open(sqlite));
+            if (outWal != null) return offline(spec, writeOut, outWal, target.t.leaseTtl, () -> KineSource.open(sqlite));
             if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, () -> KineSource.open(sqlite));
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> KineSource.open(sqlite, false), target.t.options());
         }
@@ -223,7 +223,7 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            if (outWal != null) return offline(spec, writeOut, outWal, () -> EtcdDbSource.open(db));
+            if (outWal != null) return offline(spec, writeOut, outWal, target.t.leaseTtl, () -> EtcdDbSource.open(db));
             if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, () -> EtcdDbSource.open(db));
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> EtcdDbSource.open(db), target.t.options());
         }
@@ -233,7 +233,7 @@ public final class WalMigrate implements Callable<Integer> {
     static int offlineKine(CommandLine.Model.CommandSpec spec, WriteOut writeOut, Path outKine, long leaseTtl, KeySourceOpener opener) {
         if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
         String refusal = OfflineKine.refusal(outKine);
-        if (refusal != null) {
+        if (refusal != null && !dev.walkit.format.output.PairSwitch.unfinished(outKine)) {
             spec.commandLine().getErr().println("walmigrate: " + refusal);
             return ExitCode.USAGE.code();
         }
@@ -247,16 +247,17 @@ public final class WalMigrate implements Callable<Integer> {
     }
 
     /** --out-wal DIR: the source's live state written as DIR/wal, offline (refused before the source is read when DIR has one). */
-    static int offline(CommandLine.Model.CommandSpec spec, WriteOut writeOut, Path outWal, KeySourceOpener opener) {
+    static int offline(CommandLine.Model.CommandSpec spec, WriteOut writeOut, Path outWal, long leaseTtl, KeySourceOpener opener) {
         if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
         String refusal = OfflineWal.refusal(outWal);
-        if (refusal != null) {
+        // A switch a crashed run left is undone first (under DIR's lock, in OfflineWal.write), then DIR is judged.
+        if (refusal != null && !dev.walkit.format.output.PairSwitch.unfinished(outWal)) {
             // As walrecover refuses an existing DIR/wal: a usage error, before the source is read.
             spec.commandLine().getErr().println("walmigrate: " + refusal);
             return ExitCode.USAGE.code();
         }
         try (KeySource src = opener.open()) {
-            OfflineWal.Written w = OfflineWal.write(src, outWal, java.time.Instant.now());
+            OfflineWal.Written w = OfflineWal.write(src, outWal, leaseTtl, java.time.Instant.now());
             Output.offlineWal(spec.commandLine().getOut(), writeOut.format(), outWal.resolve("wal"), w, src.revision());
             return ExitCode.OK.code();
         } catch (Exception e) {

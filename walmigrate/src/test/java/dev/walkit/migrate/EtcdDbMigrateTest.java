@@ -105,6 +105,12 @@ class EtcdDbMigrateTest {
         Map<String, String> values = new TreeMap<>();
         source.forEach((k, v) -> values.put(k, v.substring(0, v.lastIndexOf(" ttl="))));
         assertEquals(values, inWal);
+        // Beside it, as walrecover writes the pair: the lease with the TTL etcd granted it.
+        JsonNode leases = new ObjectMapper().readTree(Files.readString(out.resolve("leases.json")));
+        assertEquals("walkit.leases/v1", leases.get("schema").asText());
+        assertEquals(1, leases.get("leases").size(), leases.toString());
+        assertEquals(900, leases.get("leases").get(0).get("ttl_seconds").asLong(), leases.toString());
+        assertEquals(1, leases.get("leases").get(0).get("keys").asLong());
     }
 
     @Test

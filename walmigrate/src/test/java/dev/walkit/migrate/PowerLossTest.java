@@ -41,7 +41,7 @@ class PowerLossTest {
         long t0 = System.nanoTime();
         assertEquals(0, new ProcessBuilder(command(reference, false)).inheritIO().start().waitFor());
         runMillis = (System.nanoTime() - t0) / 1_000_000;
-        fresh = PowerLoss.Generation.of(reference, List.of("wal"));
+        fresh = PowerLoss.Generation.of(reference, List.of("leases.json", "wal"));
         System.out.println("walmigrate --out-wal: " + Files.size(reference.resolve("wal")) + " bytes in " + runMillis + " ms");
     }
 
@@ -51,7 +51,7 @@ class PowerLossTest {
     }
 
     private static PowerLoss harness(String name) throws Exception {
-        return new PowerLoss(Files.createDirectories(dir.resolve(name)), new PowerLoss.Tool(PowerLossTest::command, List.of("wal"), false), fresh, null, 256);
+        return new PowerLoss(Files.createDirectories(dir.resolve(name)), new PowerLoss.Tool(PowerLossTest::command, List.of("leases.json", "wal"), false), fresh, null, 256);
     }
 
     @Test

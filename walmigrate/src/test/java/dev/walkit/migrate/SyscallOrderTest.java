@@ -26,6 +26,6 @@ class SyscallOrderTest {
         FileCallTrace t = FileCallTrace.run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), WalMigrate.class.getName(), "kine", "--sqlite", db.toString(), "--out-wal", out.toString()),
                 dir.resolve("trace"));
-        assertEquals(1, t.assertDurablePublish(out, List.of("wal")));
+        assertEquals(3, t.assertDurablePublish(out, List.of("leases.json", "wal")), "the intent file, leases.json, wal");
     }
 }

@@ -572,10 +572,9 @@ public final class Recovery {
     }
 
     static String leasesJson(LeaseMetadata m) {
-        dev.walkit.cli.Json j = new dev.walkit.cli.Json().beginObject().field("schema", "walkit.leases/v1")
-                .field("ttl_seconds", m.ttlSeconds()).field("next_lease_id", m.nextLeaseId()).name("leases").beginArray();
-        m.keysByLease().forEach((id, n) -> j.beginObject().field("id", id).field("ttl_seconds", m.ttlSeconds()).field("keys", n).endObject());
-        return j.endArray().endObject() + "\n";
+        java.util.SortedMap<Long, long[]> leases = new java.util.TreeMap<>();
+        m.keysByLease().forEach((id, n) -> leases.put(id, new long[] {m.ttlSeconds(), n}));
+        return dev.walkit.cli.LeasesFile.json(m.ttlSeconds(), m.nextLeaseId(), leases);
     }
 
 }

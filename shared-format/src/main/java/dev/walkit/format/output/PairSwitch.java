@@ -31,6 +31,11 @@ import java.util.List;
  */
 final class PairSwitch {
     static final String INTENT = ".walkit.switch";
+
+    /** True when {@code dir} holds the intent file of a switch that did not finish: the next run into DIR undoes it. */
+    public static boolean unfinished(java.nio.file.Path dir) {
+        return java.nio.file.Files.exists(dir.resolve(INTENT));
+    }
     private static final String MAGIC = "walkit switch 1";
 
     /** One name of the switch: its final name, the temp file that becomes it, whether an old file of that name was there. */
