@@ -145,8 +145,9 @@ public final class PowerLoss implements AutoCloseable {
             Path dir = lz.mnt().resolve("out");
             state = check(dir, overOld, label);
             // A run that finished (its switch done) before the cut is replaced only when asked, as a runbook would
-            // (--force); a tool that never replaces its output has nothing more to do then.
-            boolean ran = tool.replaces() || !state.equals("new");
+            // (--force); a tool that never replaces its output has nothing more to do then, unless the cut came
+            // between its last rename and the intent file's removal: its next run into DIR must put that right.
+            boolean ran = tool.replaces() || !state.equals("new") || Files.exists(dir.resolve(".walkit.switch"));
             if (ran) {
                 Process again = start(dir, overOld || state.equals("new"), mwork.resolve("again.out"));
                 if (!again.waitFor(300, TimeUnit.SECONDS)) throw new AssertionError(label + ": the next run did not finish");

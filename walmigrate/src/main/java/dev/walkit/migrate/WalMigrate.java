@@ -233,7 +233,7 @@ public final class WalMigrate implements Callable<Integer> {
     static int offlineKine(CommandLine.Model.CommandSpec spec, WriteOut writeOut, Path outKine, long leaseTtl, KeySourceOpener opener) {
         if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
         String refusal = OfflineKine.refusal(outKine);
-        if (refusal != null && !dev.walkit.format.output.PairSwitch.unfinished(outKine)) {
+        if (refusal != null && !dev.walkit.format.output.OutputDir.unfinishedSwitch(outKine)) {
             spec.commandLine().getErr().println("walmigrate: " + refusal);
             return ExitCode.USAGE.code();
         }
@@ -251,7 +251,7 @@ public final class WalMigrate implements Callable<Integer> {
         if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
         String refusal = OfflineWal.refusal(outWal);
         // A switch a crashed run left is undone first (under DIR's lock, in OfflineWal.write), then DIR is judged.
-        if (refusal != null && !dev.walkit.format.output.PairSwitch.unfinished(outWal)) {
+        if (refusal != null && !dev.walkit.format.output.OutputDir.unfinishedSwitch(outWal)) {
             // As walrecover refuses an existing DIR/wal: a usage error, before the source is read.
             spec.commandLine().getErr().println("walmigrate: " + refusal);
             return ExitCode.USAGE.code();

@@ -102,6 +102,11 @@ public final class OutputDir implements AutoCloseable {
         }
     }
 
+    /** True when {@code dir} holds a switch a crashed run did not finish: {@link #open} undoes it (so DIR is judged after). */
+    public static boolean unfinishedSwitch(Path dir) {
+        return PairSwitch.unfinished(dir);
+    }
+
     public Path dir() {
         return dir;
     }

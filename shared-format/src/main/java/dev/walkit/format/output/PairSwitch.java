@@ -33,7 +33,7 @@ final class PairSwitch {
     static final String INTENT = ".walkit.switch";
 
     /** True when {@code dir} holds the intent file of a switch that did not finish: the next run into DIR undoes it. */
-    public static boolean unfinished(java.nio.file.Path dir) {
+    static boolean unfinished(java.nio.file.Path dir) {
         return java.nio.file.Files.exists(dir.resolve(INTENT));
     }
     private static final String MAGIC = "walkit switch 1";
