@@ -159,9 +159,16 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
         private boolean more = true;
         /** Keys asked for a page: at most {@link #PAGE}, fewer when values are large (about {@link #PAGE_BYTES} a page). */
         private int limit = PAGE;
+        private final long revision;
 
         TargetScan(Client client, byte[] prefix) {
+            this(client, prefix, 0);
+        }
+
+        /** At {@code revision} (0: the latest): every page of one consistent view. */
+        TargetScan(Client client, byte[] prefix, long revision) {
             this.client = client;
+            this.revision = revision;
             // etcd refuses an empty key: with no prefix, start at "\0", the smallest key there is.
             this.from = prefix.length == 0 ? new byte[] {0} : prefix;
             this.end = prefixEnd(prefix);
@@ -197,7 +204,7 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
         /** One page; asked again with half as many keys when the answer would exceed what gRPC takes. */
         private GetResponse page() throws Exception {
             for (;;) {
-                GetOption opt = GetOption.builder().withRange(ByteSequence.from(end)).withLimit(limit)
+                GetOption opt = GetOption.builder().withRange(ByteSequence.from(end)).withLimit(limit).withRevision(revision)
                         .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND).build();
                 try {
                     return client.getKVClient().get(ByteSequence.from(from), opt).get(60, TimeUnit.SECONDS);

@@ -25,7 +25,7 @@ import java.util.concurrent.Callable;
                 + "overwriting anything: each batch is one transaction that writes only keys that do not exist.",
                 "Idempotent: run it again after a failure and it completes; keys present with another value are "
                 + "conflicts, never overwritten (exit 1)."},
-        subcommands = {WalMigrate.Kine.class, WalMigrate.FromWal.class, WalMigrate.FromEtcdDb.class, WalMigrate.Verify.class, picocli.AutoComplete.GenerateCompletion.class})
+        subcommands = {WalMigrate.Kine.class, WalMigrate.FromWal.class, WalMigrate.FromEtcdDb.class, WalMigrate.FromEtcd.class, WalMigrate.Verify.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class WalMigrate implements Callable<Integer> {
     /**
      * gRPC's own logging (java.util.logging, INFO lines such as a channel's transient failures) off: walmigrate
@@ -195,6 +195,39 @@ public final class WalMigrate implements Callable<Integer> {
         public Integer call() {
             if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, () -> WalSource.open(wal));
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> WalSource.open(wal), target.t.options());
+        }
+    }
+
+    @Command(name = "etcd", mixinStandardHelpOptions = true, description = {
+            "From a live etcd (never written): its keys at one consistent revision, read a page at a time;",
+            "leases granted at the TTLs the source granted them (plain http source endpoints).",
+            "With --out-wal DIR or --out-kine DIR instead of --endpoints: written offline."})
+    static final class FromEtcd implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--source-endpoints", required = true, split = ",", paramLabel = "URL[,URL...]", description = "The source etcd's client URLs (or HOST:PORT).")
+        List<String> source;
+
+        @Option(names = "--out-wal", paramLabel = "DIR", description = "Write a v2 WAL (snapshot form) and leases.json instead of migrating to etcd.")
+        Path outWal;
+
+        @Option(names = "--out-kine", paramLabel = "DIR", description = "Write kine's state.db (the way back to kine) instead of migrating to etcd; leases as TTLs.")
+        Path outKine;
+
+        @Mixin
+        TargetMixin target;
+
+        @Mixin
+        WriteOut writeOut;
+
+        @Override
+        public Integer call() {
+            String prefix = target.t.prefix == null ? "" : target.t.prefix;
+            KeySourceOpener opener = () -> EtcdLiveSource.open(source, prefix);
+            if (outWal != null) return offline(spec, writeOut, outWal, target.t.leaseTtl, opener);
+            if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, opener);
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, opener, target.t.options());
         }
     }
 

@@ -39,7 +39,8 @@ class PowerLossTest {
         new KineDbGenerator(KineDbGenerator.Options.of(9, 80_000)).write(db);
         Path reference = dir.resolve("reference");
         long t0 = System.nanoTime();
-        assertEquals(0, new ProcessBuilder(command(reference, false)).inheritIO().start().waitFor());
+        assertEquals(0, new ProcessBuilder(command(reference, false)).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("reference.out").toFile()).start().waitFor(), () -> read(dir.resolve("reference.out")));
         runMillis = (System.nanoTime() - t0) / 1_000_000;
         fresh = PowerLoss.Generation.of(reference, List.of("leases.json", "wal"));
         System.out.println("walmigrate --out-wal: " + Files.size(reference.resolve("wal")) + " bytes in " + runMillis + " ms");
@@ -66,5 +67,14 @@ class PowerLossTest {
         }
         System.out.println("walmigrate power cuts, end states: " + seen);
         assertTrue(seen.containsKey("cut: nothing") && seen.containsKey("cut: new"), seen.toString());
+    }
+
+    /** A child's output, for a failure's message (not inherited: surefire takes a child's writes to its stream for a corrupted channel). */
+    static String read(java.nio.file.Path p) {
+        try {
+            return java.nio.file.Files.readString(p);
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
     }
 }

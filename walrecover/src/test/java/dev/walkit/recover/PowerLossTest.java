@@ -45,7 +45,8 @@ class PowerLossTest {
         input = Files.write(dir.resolve("input.wal"), inj.apply(DamageInjector.Kind.TORN_TAIL, inj.recordCount() - 1, 1).log());
         Path reference = dir.resolve("reference");
         long t0 = System.nanoTime();
-        assertEquals(0, new ProcessBuilder(command(reference, false)).inheritIO().start().waitFor());
+        assertEquals(0, new ProcessBuilder(command(reference, false)).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("reference.out").toFile()).start().waitFor(), () -> read(dir.resolve("reference.out")));
         runMillis = (System.nanoTime() - t0) / 1_000_000;
         fresh = PowerLoss.Generation.of(reference, PAIR);
         oldDir = dir.resolve("old");
@@ -121,6 +122,15 @@ class PowerLossTest {
         try (PowerLoss h = harness("torn")) {
             assertEquals("nothing", h.run(new Fault.TornWrite(".wal.tmp-", 1), false).state());
             assertEquals("old", h.run(new Fault.TornWrite(".wal.tmp-", 1), true).state());
+        }
+    }
+
+    /** A child's output, for a failure's message (not inherited: surefire takes a child's writes to its stream for a corrupted channel). */
+    static String read(java.nio.file.Path p) {
+        try {
+            return java.nio.file.Files.readString(p);
+        } catch (java.io.IOException e) {
+            return e.toString();
         }
     }
 }
