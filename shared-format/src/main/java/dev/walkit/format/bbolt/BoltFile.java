@@ -42,9 +42,18 @@ public final class BoltFile implements Closeable {
     public record BucketRef(long root, ByteBuffer inline) {
     }
 
+    /** Pages are read through windows of this size, a few kept (most of a B+ tree's leaves lie in runs). */
+    private static final int WINDOW = 1 << 20;
+    private static final int WINDOWS = 4;
+
     private final Path path;
     private final FileChannel ch;
     private final long size;
+    /** The windows (least recently used first out) and the file offset each starts at (-1: empty). */
+    private final ByteBuffer[] windows = new ByteBuffer[WINDOWS];
+    private final long[] windowAt = {-1, -1, -1, -1};
+    private final long[] windowUsed = new long[WINDOWS];
+    private long uses;
     private final List<BoltMeta> metas = new ArrayList<>();
     private final BoltMeta meta;
     private final List<BoltDamage> damage = new ArrayList<>();
@@ -53,6 +62,7 @@ public final class BoltFile implements Closeable {
         this.path = path;
         this.ch = ch;
         this.size = ch.size();
+
         BoltMeta m0 = readMeta(0, 0);
         metas.add(m0);
         // Page 1 is one page size in: meta 0's when it is sane, else the usual sizes in turn.
@@ -126,6 +136,42 @@ public final class BoltFile implements Closeable {
         return new BoltMeta(slot, at, magic, version, ps, root, freelist, highWater, txid, sum, computed, problem);
     }
 
+    /**
+     * {@code length} bytes at {@code offset} (within the file): a view of a window, no copy, valid until the next
+     * page is read (a window may then be refilled); a run longer than a window is read into a buffer of its own.
+     * A page that must outlive that (a branch page, whose children are read while it is walked; an inline
+     * bucket) is copied by the caller ({@link #own}).
+     */
+    private ByteBuffer view(long offset, int length) throws IOException {
+        if (length > WINDOW) return read(offset, length);
+        int lru = 0;
+        for (int i = 0; i < WINDOWS; i++) {
+            if (windowAt[i] >= 0 && offset >= windowAt[i] && offset + length <= windowAt[i] + windows[i].limit()) {
+                windowUsed[i] = ++uses;
+                return windows[i].slice((int) (offset - windowAt[i]), length).order(ByteOrder.LITTLE_ENDIAN);
+            }
+            if (windowUsed[i] < windowUsed[lru]) lru = i;
+        }
+        if (windows[lru] == null) windows[lru] = ByteBuffer.allocateDirect(WINDOW);
+        ByteBuffer w = windows[lru].clear();
+        w.limit((int) Math.min(WINDOW, size - offset));
+        while (w.hasRemaining()) {
+            if (ch.read(w, offset + w.position()) < 0) break;
+        }
+        w.flip();
+        windowAt[lru] = offset;
+        windowUsed[lru] = ++uses;
+        if (w.limit() < length) return read(offset, length);
+        return w.slice(0, length).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** A copy of {@code b} that no later read changes. */
+    private static ByteBuffer own(ByteBuffer b) {
+        ByteBuffer c = ByteBuffer.allocate(b.limit()).order(ByteOrder.LITTLE_ENDIAN);
+        c.put(0, b, 0, b.limit());
+        return c;
+    }
+
     /** {@code length} bytes at {@code offset}, or null past the end of the file. */
     private ByteBuffer read(long offset, int length) throws IOException {
         if (offset < 0 || offset + length > size) return null;
@@ -151,7 +197,7 @@ public final class BoltFile implements Closeable {
             damage.add(new BoltDamage(id, at, "page " + id + " claims " + overflow + " overflow page(s), past the end of the file"));
             return null;
         }
-        ByteBuffer p = read(at, (int) length);
+        ByteBuffer p = view(at, (int) length);
         long claimed = p.getLong(0);
         if (claimed != id) {
             damage.add(new BoltDamage(id, at, "page " + id + "'s header says page " + claimed));
@@ -176,7 +222,7 @@ public final class BoltFile implements Closeable {
             for (int i = 0; i < kl; i++) if (page.get(k + i) != want[i]) return;
             long root = page.getLong(v);
             ByteBuffer inline = null;
-            if (root == 0) inline = page.slice(v + 16, vl - 16).order(ByteOrder.LITTLE_ENDIAN);
+            if (root == 0) inline = own(page.slice(v + 16, vl - 16)); // used after other pages are read
             found[0] = new BucketRef(root, inline);
         });
         return found[0];
@@ -216,6 +262,7 @@ public final class BoltFile implements Closeable {
             return;
         }
         if ((flags & BRANCH) != 0 && seen != null) {
+            p = own(p); // its children are read while it is walked
             for (int i = 0; i < count; i++) {
                 int e = HEADER + i * ELEMENT;
                 long pos = p.getInt(e) & 0xffffffffL;

@@ -35,7 +35,9 @@ public final class EtcdDbWal {
         List<KeyValue> pending = new ArrayList<>();
         long[] counts = new long[3]; // revisions, transactions, last main
         long[] pendingMain = {-1};
-        try (WalWriter w = WalWriter.create(out)) {
+        // A private working copy, read at once and deleted: never fsynced (a 1 GiB db's copy would wait for its writeback).
+        WalWriter w = WalWriter.create(out);
+        try {
             IOException[] failed = {null};
             // Records at or below C are held until the first above it (the bucket is in revision order), then
             // written as the prefix; above C, a transaction is written when the next main revision begins.
@@ -68,6 +70,8 @@ public final class EtcdDbWal {
             if (failed[0] != null) throw failed[0];
             if (!prefixWritten[0]) writePrefix(w, compact, snapshot);
             flush(w, pending, counts);
+        } finally {
+            w.closeWithoutFsync();
         }
         return new Summary(counts[0], counts[1], snapshot.size(), compact, Math.max(counts[2], compact));
     }

@@ -52,8 +52,9 @@ public final class KineHistoryWal {
             long rows = 0;
             long last = compact;
             boolean prefixWritten = compact <= 0;
-            try (WalWriter w = WalWriter.create(out);
-                 Statement s = db.connection().createStatement();
+            // A private working copy, read at once and deleted: never fsynced.
+            WalWriter w = WalWriter.create(out);
+            try (Statement s = db.connection().createStatement();
                  ResultSet r = s.executeQuery(ROWS)) {
                 while (r.next()) {
                     long id = r.getLong(1);
@@ -93,6 +94,8 @@ public final class KineHistoryWal {
                     }
                 }
                 if (!prefixWritten) writePrefix(w, compact, snapshot);
+            } finally {
+                w.closeWithoutFsync();
             }
             return new Summary(rows, compact, snapshot.size(), last);
         } catch (SQLException e) {
