@@ -33,8 +33,15 @@ public final class EtcdLiveSource implements KeySource {
         this.scan = new Comparison.TargetScan(client, prefix, revision);
     }
 
+    /** A plain-http source. */
     public static EtcdLiveSource open(List<String> endpoints, String prefix) throws IOException {
-        MigrateOptions o = new MigrateOptions(endpoints, prefix, 128, 1, true, 3600, null, null, null, null, null);
+        return open(new MigrateOptions(endpoints, prefix, 128, 1, true, 3600, null, null, null, null, null));
+    }
+
+    /** The source named by {@code o}'s endpoints, prefix, TLS and auth (as a target's are). */
+    public static EtcdLiveSource open(MigrateOptions o) throws IOException {
+        List<String> endpoints = o.endpoints();
+        String prefix = o.prefix();
         Client c = EtcdClients.build(o);
         try {
             EtcdClients.checkReachable(c, o);

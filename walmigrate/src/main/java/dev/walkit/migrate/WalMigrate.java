@@ -200,14 +200,29 @@ public final class WalMigrate implements Callable<Integer> {
 
     @Command(name = "etcd", mixinStandardHelpOptions = true, description = {
             "From a live etcd (never written): its keys at one consistent revision, read a page at a time;",
-            "leases granted at the TTLs the source granted them (plain http source endpoints).",
+            "leases granted at the TTLs the source granted them (--source-cacert, --source-cert, … as for the target).",
             "With --out-wal DIR or --out-kine DIR instead of --endpoints: written offline."})
     static final class FromEtcd implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
 
-        @Option(names = "--source-endpoints", required = true, split = ",", paramLabel = "URL[,URL...]", description = "The source etcd's client URLs (or HOST:PORT).")
+        @Option(names = "--source-endpoints", required = true, split = ",", paramLabel = "URL[,URL...]", description = "The source etcd's client URLs (or HOST:PORT; https with the --source TLS options).")
         List<String> source;
+
+        @Option(names = "--source-cacert", paramLabel = "F", description = "CA certificate (PEM) to trust for the source's https:// endpoints.")
+        Path sourceCacert;
+
+        @Option(names = "--source-cert", paramLabel = "F", description = "Client certificate (PEM) for the source, with --source-key.")
+        Path sourceCert;
+
+        @Option(names = "--source-key", paramLabel = "F", description = "Client private key (PEM, PKCS#8) for the source.")
+        Path sourceKey;
+
+        @Option(names = "--source-user", paramLabel = "U", description = "The source's user (etcd auth), with --source-password-file.")
+        String sourceUser;
+
+        @Option(names = "--source-password-file", paramLabel = "F", description = "A file whose first line is --source-user's password.")
+        Path sourcePasswordFile;
 
         @Option(names = "--out-wal", paramLabel = "DIR", description = "Write a v2 WAL (snapshot form) and leases.json instead of migrating to etcd.")
         Path outWal;
@@ -224,7 +239,13 @@ public final class WalMigrate implements Callable<Integer> {
         @Override
         public Integer call() {
             String prefix = target.t.prefix == null ? "" : target.t.prefix;
-            KeySourceOpener opener = () -> EtcdLiveSource.open(source, prefix);
+            MigrateOptions from = new MigrateOptions(source, prefix, 128, 1, true, 3600, sourceCacert, sourceCert, sourceKey, sourceUser, sourcePasswordFile);
+            String invalid = from.validate();
+            if (invalid != null) {
+                spec.commandLine().getErr().println("walmigrate: " + invalid.replaceAll("--(endpoints|cacert|cert|key|user|password-file)\\b", "--source-$1"));
+                return ExitCode.USAGE.code();
+            }
+            KeySourceOpener opener = () -> EtcdLiveSource.open(from);
             if (outWal != null) return offline(spec, writeOut, outWal, target.t.leaseTtl, opener);
             if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, opener);
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, opener, target.t.options());

@@ -64,6 +64,30 @@ class TlsTest {
         }
     }
 
+    @Test
+    void aLiveSourceOverTlsWithClientCertificates() throws Exception {
+        Path tls = certificates();
+        try (EtcdCluster etcd = EtcdCluster.start(dir.resolve("etcd"), 1, tls)) {
+            String[] ctl = {"--cacert", tls.resolve("ca.pem").toString(), "--cert", tls.resolve("client.pem").toString(),
+                    "--key", tls.resolve("client-key.pem").toString()};
+            EtcdDbMigrateTest.etcdctl(etcd.endpoints(), null, concat(ctl, new String[] {"put", "/registry/configmaps/default/tls", "over-tls"}));
+            Path out = dir.resolve("store");
+            Run r = run("etcd", "--source-endpoints", etcd.endpoints(), "--source-cacert", ctl[1], "--source-cert", ctl[3], "--source-key", ctl[5],
+                    "--out-wal", out.toString());
+            assertEquals(0, r.exit(), r.out() + r.err());
+            try (WalSource s = WalSource.open(out)) {
+                SourceKey k = s.next();
+                assertEquals("over-tls", new String(k.value(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+            // Without the client certificate the source refuses, and the message says whose options to fix.
+            Run noCert = run("etcd", "--source-endpoints", etcd.endpoints(), "--source-cacert", ctl[1], "--out-wal", dir.resolve("x").toString());
+            assertEquals(5, noCert.exit(), noCert.out() + noCert.err());
+            Run badUrl = run("etcd", "--source-endpoints", "ftp://x:1", "--out-wal", dir.resolve("y").toString());
+            assertEquals(2, badUrl.exit(), badUrl.err());
+            assertTrue(badUrl.err().contains("--source-endpoints: 'ftp://x:1' is not an etcd client URL"), badUrl.err());
+        }
+    }
+
     private record Run(int exit, String out, String err, long millis) {
     }
 
