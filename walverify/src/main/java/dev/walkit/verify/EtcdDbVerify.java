@@ -3,14 +3,13 @@ package dev.walkit.verify;
 import dev.walkit.format.Finding;
 import dev.walkit.format.NotAWalException;
 import dev.walkit.format.SplitScan;
-import dev.walkit.format.Wal;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.bbolt.BoltDamage;
 import dev.walkit.format.etcd.EtcdDb;
-import dev.walkit.format.etcd.EtcdDbWal;
+import dev.walkit.format.etcd.EtcdDbReplay;
+import dev.walkit.format.replay.Replayer;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,22 +34,18 @@ final class EtcdDbVerify {
             long tombstones = -1;
             List<Finding> findings = new ArrayList<>();
             if (level == VerifyLevel.SEMANTIC) {
-                Path tmp = Files.createTempDirectory("walkit-etcd-db-");
-                Path wal = tmp.resolve(Wal.WAL_FILE);
-                try {
-                    EtcdDbWal.Summary s = EtcdDbWal.write(e, wal);
-                    // The WAL form verified as any log is, on the same path (the light replay on both cores when clean).
-                    VerifyReport w = Verifier.verify(wal, VerifyLevel.SEMANTIC, l);
-                    c[0] = s.revisions();
-                    c[1] = w.transactions();
-                    c[2] = w.firstRevision();
-                    c[3] = w.lastRevision();
-                    liveKeys = w.liveKeys();
-                    tombstones = w.tombstones();
-                    findings.addAll(w.findings());
-                } finally {
-                    Files.deleteIfExists(wal);
-                    Files.deleteIfExists(tmp);
+                // The WAL form replayed as it is made: no temporary file, no value read back.
+                EtcdDbReplay.Result res = EtcdDbReplay.run(e);
+                Replayer r = res.state();
+                c[0] = res.summary().revisions();
+                c[1] = r.transactions();
+                c[2] = r.firstRevision();
+                c[3] = r.revision();
+                liveKeys = r.keys().liveCount();
+                tombstones = r.keys().tombstoneCount();
+                for (Finding x : r.findings()) {
+                    findings.add(x);
+                    l.finding(x);
                 }
             } else {
                 long[] lastMain = {-1};

@@ -25,19 +25,34 @@ public final class EtcdDbWal {
     public record Summary(long revisions, long transactions, long snapshotKeys, long compactRevision, long lastRevision) {
     }
 
+    /** Where the WAL form's records go, in order: a file ({@link #write}) or the replay itself ({@link EtcdDbReplay}). */
+    @FunctionalInterface
+    public interface Sink {
+        void append(KeyValue record) throws IOException;
+    }
+
     private EtcdDbWal() {
     }
 
     /** Writes {@code db}'s WAL form to {@code out} (created; not fsynced: a private working copy). */
     public static Summary write(EtcdDb db, Path out) throws IOException {
+        // A private working copy, read at once and deleted: never fsynced (a 1 GiB db's copy would wait for its writeback).
+        WalWriter w = WalWriter.create(out);
+        try {
+            return emit(db, w::append);
+        } finally {
+            w.closeWithoutFsync();
+        }
+    }
+
+    /** Gives {@code db}'s WAL form, record by record, to {@code w}. */
+    public static Summary emit(EtcdDb db, Sink w) throws IOException {
         long compact = db.compactRevision();
         TreeMap<byte[], KeyValue> snapshot = new TreeMap<>(KeyIndex.KEY_ORDER);
         List<KeyValue> pending = new ArrayList<>();
         long[] counts = new long[3]; // revisions, transactions, last main
         long[] pendingMain = {-1};
-        // A private working copy, read at once and deleted: never fsynced (a 1 GiB db's copy would wait for its writeback).
-        WalWriter w = WalWriter.create(out);
-        try {
+        {
             IOException[] failed = {null};
             // Records at or below C are held until the first above it (the bucket is in revision order), then
             // written as the prefix; above C, a transaction is written when the next main revision begins.
@@ -70,18 +85,16 @@ public final class EtcdDbWal {
             if (failed[0] != null) throw failed[0];
             if (!prefixWritten[0]) writePrefix(w, compact, snapshot);
             flush(w, pending, counts);
-        } finally {
-            w.closeWithoutFsync();
         }
         return new Summary(counts[0], counts[1], snapshot.size(), compact, Math.max(counts[2], compact));
     }
 
-    private static void writePrefix(WalWriter w, long compact, TreeMap<byte[], KeyValue> snapshot) throws IOException {
+    private static void writePrefix(Sink w, long compact, TreeMap<byte[], KeyValue> snapshot) throws IOException {
         w.append(RecordEncoder.snapshotMarker(compact, snapshot.size()));
         for (KeyValue kv : snapshot.values()) w.append(kv.withFlags(Flags.SNAPSHOT));
     }
 
-    private static void flush(WalWriter w, List<KeyValue> txn, long[] counts) throws IOException {
+    private static void flush(Sink w, List<KeyValue> txn, long[] counts) throws IOException {
         for (int i = 0; i < txn.size(); i++) {
             KeyValue kv = txn.get(i);
             int flags = (kv.isDelete() ? Flags.DELETE : 0) | (i < txn.size() - 1 ? Flags.TXN_CONT : 0);

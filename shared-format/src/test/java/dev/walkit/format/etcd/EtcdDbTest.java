@@ -65,6 +65,32 @@ class EtcdDbTest {
     }
 
     @Test
+    void replayedAsMadeIsReplayedFromItsWalForm() throws Exception {
+        // walverify replays the WAL form as it is made (no file); waldoctor writes it and replays the file: the same state.
+        try (EtcdDb db = EtcdDb.open(DB)) {
+            var direct = EtcdDbReplay.run(db).state();
+            Path wal = dir.resolve("wal");
+            EtcdDbWal.write(db, wal);
+            try (dev.walkit.format.WalFile f = dev.walkit.format.WalFile.open(wal, dev.walkit.format.ReaderOptions.defaults().maxRecLen())) {
+                var fromFile = dev.walkit.format.replay.Replay.run(f, dev.walkit.format.ReaderOptions.defaults(),
+                        dev.walkit.format.replay.Replayer.Options.defaults(), null).state();
+                assertEquals(fromFile.revision(), direct.revision());
+                assertEquals(fromFile.compactRevision(), direct.compactRevision());
+                assertEquals(8, direct.compactRevision());
+                assertEquals(fromFile.transactions(), direct.transactions());
+                assertEquals(fromFile.firstRevision(), direct.firstRevision());
+                assertEquals(List.of(), direct.findings());
+                List<String> a = new ArrayList<>();
+                List<String> b = new ArrayList<>();
+                for (var k : fromFile.keys().sorted()) a.add(new String(k.key(), StandardCharsets.UTF_8) + " " + k.live() + " " + k.createRevision() + " " + k.modRevision() + " " + k.version() + " " + k.lease());
+                for (var k : direct.keys().sorted()) b.add(new String(k.key(), StandardCharsets.UTF_8) + " " + k.live() + " " + k.createRevision() + " " + k.modRevision() + " " + k.version() + " " + k.lease());
+                assertEquals(a, b);
+                assertEquals(8, a.size());
+            }
+        }
+    }
+
+    @Test
     void aBadMetaChecksumFallsBackToTheOtherMetaAndSaysSo() throws Exception {
         // Meta 0's txid (page 0, offset 16 + 48) changed: its checksum no longer holds; meta 1 (txid 11) is in force.
         Path p = damaged("meta0", b -> b[64] ^= 0x40);
