@@ -17,7 +17,7 @@ import dev.walkit.format.bbolt.BoltDamage;
 import dev.walkit.format.bbolt.BoltMeta;
 import dev.walkit.format.etcd.EtcdDb;
 import dev.walkit.format.etcd.EtcdDbWal;
-import dev.walkit.format.etcd.StoreFile;
+import dev.walkit.format.StoreFile;
 import dev.walkit.format.kine.KineDb;
 import dev.walkit.format.kine.KineHistoryWal;
 import dev.walkit.format.replay.DamageLocator;
@@ -549,10 +549,7 @@ public final class LogIndex implements Closeable {
 
     private static LogIndex loadEtcdDb(Path db, LongConsumer progress) throws IOException {
         return loadConverted(wal -> {
-            try (EtcdDb e = EtcdDb.open(db)) {
-                if (e.bolt().meta() == null) {
-                    throw new NotAWalException(db + ": a bbolt file with no valid meta page (" + e.damage().get(0).detail() + ")");
-                }
+            try (EtcdDb e = EtcdDb.openDatabase(db)) {
                 EtcdDbWal.Summary sum = EtcdDbWal.write(e, wal);
                 return new Source(StoreFile.Kind.ETCD_DB, db, new EtcdFacts(e.bolt().meta(), e.compactRevision(), e.consistentIndex(), e.leases(), e.damage(), sum), null);
             }

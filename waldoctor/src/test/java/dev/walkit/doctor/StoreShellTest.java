@@ -32,6 +32,28 @@ class StoreShellTest {
     }
 
     @Test
+    void theCommandsTakeAStoresDirectoryAsTheyTakeItsFile(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        // A stopped etcd member's data directory, and k3s's kine directory: the file inside is found by its place.
+        java.nio.file.Path member = java.nio.file.Files.createDirectories(dir.resolve("etcd/member/snap"));
+        java.nio.file.Files.copy(java.nio.file.Path.of(DB), member.resolve("db"));
+        WalDoctorTest.Run etcd = WalDoctorTest.run("diagnose", dir.resolve("etcd").toString());
+        assertEquals(0, etcd.exit(), etcd.out() + etcd.err());
+        assertTrue(etcd.out().contains(member.resolve("db") + ": etcd db (bbolt page size 4096"), etcd.out());
+        java.nio.file.Path kine = java.nio.file.Files.createDirectories(dir.resolve("k3s/server/db"));
+        new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(2, 300)).write(kine.resolve("state.db"));
+        WalDoctorTest.Run k = WalDoctorTest.run("diagnose", kine.toString());
+        assertEquals(0, k.exit(), k.out() + k.err());
+        assertTrue(k.out().contains(kine.resolve("state.db") + ": kine state.db (SQLite, "), k.out());
+        // A member directory whose db has no valid meta page: not a database, one line, exit 4.
+        java.nio.file.Path empty = java.nio.file.Files.createDirectories(dir.resolve("broken/member/snap"));
+        java.nio.file.Files.write(empty.resolve("db"), new byte[0]);
+        WalDoctorTest.Run b = WalDoctorTest.run("diagnose", dir.resolve("broken").toString());
+        assertEquals(4, b.exit(), b.out() + b.err());
+        assertEquals("waldoctor: " + empty.resolve("db") + ": a bbolt file with no valid meta page (meta page 0: the file ends at 0, before this meta page)",
+                b.err().strip());
+    }
+
+    @Test
     void secretsAreRedactedInAnEtcdDbToo() {
         WalDoctorTest.Run r = WalDoctorTest.run("get", DB, "/registry/secrets/default/s1");
         assertTrue(r.out().contains("<redacted: 7 bytes; --show-secrets to show>"), r.out());

@@ -3,7 +3,7 @@ package dev.walkit.migrate;
 import dev.walkit.format.Wal;
 import dev.walkit.format.etcd.EtcdDb;
 import dev.walkit.format.etcd.EtcdDbWal;
-import dev.walkit.format.etcd.StoreFile;
+import dev.walkit.format.StoreFile;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,7 +34,7 @@ public final class EtcdDbSource implements KeySource {
         if (store.kind() != StoreFile.Kind.ETCD_DB) throw new IOException(path + ": not an etcd db (no bbolt meta page at its start)");
         Path tmp = Files.createTempDirectory("walkit-etcd-db-");
         Path walFile = tmp.resolve(Wal.WAL_FILE);
-        try (EtcdDb db = EtcdDb.open(store.file())) {
+        try (EtcdDb db = EtcdDb.openDatabase(store.file())) {
             if (!db.damage().isEmpty()) {
                 throw new IOException(store.file() + ": the etcd db is damaged (" + db.damage().get(0) + (db.damage().size() > 1
                         ? "; " + (db.damage().size() - 1) + " more" : "") + "): run waldoctor diagnose first");

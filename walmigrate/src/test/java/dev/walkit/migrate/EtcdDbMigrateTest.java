@@ -126,5 +126,11 @@ class EtcdDbMigrateTest {
         WalMigrateTest.Run notDb = WalMigrateTest.run("etcd-db", "--db", Fixtures.path("vectors/small/wal").toString(), "--out-wal", dir.resolve("out2").toString());
         assertEquals(4, notDb.exit(), notDb.out() + notDb.err());
         assertTrue(notDb.err().contains("not an etcd db"), notDb.err());
+        // No valid meta page: not a database (as walverify and waldoctor say it), not "damaged".
+        Path noMeta = dir.resolve("no-meta.db");
+        Files.write(noMeta, java.util.Arrays.copyOf(Files.readAllBytes(Fixtures.path("etcd/snapshot.db")), 30));
+        WalMigrateTest.Run m = WalMigrateTest.run("etcd-db", "--db", noMeta.toString(), "--out-wal", dir.resolve("out3").toString());
+        assertEquals(4, m.exit(), m.out() + m.err());
+        assertEquals("walmigrate: " + noMeta + ": a bbolt file with no valid meta page (meta page 0: the file ends at 30, before this meta page)", m.err().strip());
     }
 }

@@ -1,7 +1,6 @@
 package dev.walkit.verify;
 
 import dev.walkit.format.Finding;
-import dev.walkit.format.NotAWalException;
 import dev.walkit.format.SplitScan;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.bbolt.BoltDamage;
@@ -25,10 +24,7 @@ final class EtcdDbVerify {
     }
 
     static VerifyReport verify(Path db, VerifyLevel level, Verifier.Listener l) throws IOException {
-        try (EtcdDb e = EtcdDb.open(db)) {
-            if (e.bolt().meta() == null) {
-                throw new NotAWalException(db + ": a bbolt file with no valid meta page (" + e.damage().get(0).detail() + ")");
-            }
+        try (EtcdDb e = EtcdDb.openDatabase(db)) {
             long[] c = {0, 0, -1, -1}; // revisions, transactions, first main, last main
             long liveKeys = -1;
             long tombstones = -1;

@@ -52,9 +52,9 @@ public final class Verifier {
     /** As above; v2 files of {@code minSplit} bytes or more are read on two threads at frame and decode level. */
     static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit) throws IOException {
         Listener l = listener == null ? new Listener() { } : listener;
-        dev.walkit.format.etcd.StoreFile store = dev.walkit.format.etcd.StoreFile.resolve(input);
-        if (store.kind() == dev.walkit.format.etcd.StoreFile.Kind.ETCD_DB) return EtcdDbVerify.verify(store.file(), level, l);
-        if (store.kind() == dev.walkit.format.etcd.StoreFile.Kind.KINE) return KineVerify.verify(store.file(), level, l);
+        dev.walkit.format.StoreFile store = dev.walkit.format.StoreFile.resolve(input);
+        if (store.kind() == dev.walkit.format.StoreFile.Kind.ETCD_DB) return EtcdDbVerify.verify(store.file(), level, l);
+        if (store.kind() == dev.walkit.format.StoreFile.Kind.KINE) return KineVerify.verify(store.file(), level, l);
         Path walPath = Wal.resolve(input);
         ReaderOptions ro = level == VerifyLevel.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
         Facts r = new Facts();

@@ -2,6 +2,7 @@ package dev.walkit.format.etcd;
 
 import dev.walkit.format.KvDecoder;
 import dev.walkit.format.KvFields;
+import dev.walkit.format.NotAWalException;
 import dev.walkit.format.Varints;
 import dev.walkit.format.bbolt.BoltDamage;
 import dev.walkit.format.bbolt.BoltFile;
@@ -154,6 +155,21 @@ public final class EtcdDb implements Closeable {
         byte[] b = new byte[len];
         p.get(at, b);
         return new String(b, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * Opens {@code path} as a database to read: a bbolt file with no valid meta page has no root to read from,
+     * and is refused as not a database ({@link NotAWalException}: exit 4, as any input that is not one).
+     * {@link #open} gives such a file too, for the forensic tests of its metas.
+     */
+    public static EtcdDb openDatabase(Path path) throws IOException {
+        EtcdDb db = open(path);
+        if (db.bolt.meta() == null) {
+            String why = db.bolt.damage().isEmpty() ? "" : " (" + db.bolt.damage().get(0).detail() + ")";
+            db.close();
+            throw new NotAWalException(path + ": a bbolt file with no valid meta page" + why);
+        }
+        return db;
     }
 
     public static EtcdDb open(Path path) throws IOException {

@@ -1,7 +1,7 @@
-package dev.walkit.format.etcd;
+package dev.walkit.format;
 
-import dev.walkit.format.Wal;
 import dev.walkit.format.bbolt.BoltFile;
+import dev.walkit.format.kine.KineDb;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,7 +40,7 @@ public record StoreFile(Kind kind, Path file) {
         }
         Path f = Wal.resolve(path);
         if (Files.isRegularFile(f) && Files.isReadable(f) && BoltFile.sniff(f)) return new StoreFile(Kind.ETCD_DB, f);
-        if (Files.isRegularFile(f) && Files.isReadable(f) && dev.walkit.format.kine.KineDb.sniff(f)) return new StoreFile(Kind.KINE, f);
+        if (Files.isRegularFile(f) && Files.isReadable(f) && KineDb.sniff(f)) return new StoreFile(Kind.KINE, f);
         return new StoreFile(Kind.WAL, f);
     }
 }
