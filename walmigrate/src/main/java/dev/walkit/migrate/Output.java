@@ -84,10 +84,6 @@ final class Output {
         }
     }
 
-    static void offlineWal(PrintWriter out, OutputFormat f, java.nio.file.Path wal, OfflineWal.Written w, long revision) {
-        offline(out, f, "wal", wal, w, revision);
-    }
-
     /** An offline output written: {@code kind} is "wal" (DIR/wal) or "kine" (DIR/state.db). */
     static void offline(PrintWriter out, OutputFormat f, String kind, java.nio.file.Path wal, OfflineWal.Written w, long revision) {
         switch (f) {

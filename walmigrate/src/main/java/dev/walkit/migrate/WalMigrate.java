@@ -6,6 +6,7 @@ import dev.walkit.cli.OutputFormat;
 import dev.walkit.cli.Timing;
 import dev.walkit.cli.VersionProvider;
 import dev.walkit.cli.WriteOut;
+import dev.walkit.format.Wal;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -154,11 +155,8 @@ public final class WalMigrate implements Callable<Integer> {
         @Option(names = "--sqlite", required = true, paramLabel = "state.db", description = "kine's SQLite database; never written.")
         Path sqlite;
 
-        @Option(names = "--out-wal", paramLabel = "DIR", description = "Write a v2 WAL (snapshot form) instead of migrating to etcd.")
-        Path outWal;
-
-        @Option(names = "--out-kine", paramLabel = "DIR", description = "Write kine's state.db (the way back to kine) instead of migrating to etcd; leases as TTLs.")
-        Path outKine;
+        @Mixin
+        OfflineMixin offline;
 
         @Mixin
         TargetMixin target;
@@ -168,8 +166,8 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            if (outWal != null) return offline(spec, writeOut, outWal, target.t.leaseTtl, () -> KineSource.open(sqlite));
-            if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, () -> KineSource.open(sqlite));
+            Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> KineSource.open(sqlite));
+            if (o != null) return o;
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> KineSource.open(sqlite, false), target.t.options());
         }
     }
@@ -182,8 +180,8 @@ public final class WalMigrate implements Callable<Integer> {
         @Option(names = "--wal", required = true, paramLabel = "PATH", description = "A WAL file or data directory; never written.")
         Path wal;
 
-        @Option(names = "--out-kine", paramLabel = "DIR", description = "Write kine's state.db (the way back to kine) instead of migrating to etcd; leases as TTLs.")
-        Path outKine;
+        @Mixin
+        OfflineMixin offline;
 
         @Mixin
         TargetMixin target;
@@ -193,7 +191,8 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, () -> WalSource.open(wal));
+            Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> WalSource.open(wal));
+            if (o != null) return o;
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> WalSource.open(wal), target.t.options());
         }
     }
@@ -224,11 +223,8 @@ public final class WalMigrate implements Callable<Integer> {
         @Option(names = "--source-password-file", paramLabel = "F", description = "A file whose first line is --source-user's password.")
         Path sourcePasswordFile;
 
-        @Option(names = "--out-wal", paramLabel = "DIR", description = "Write a v2 WAL (snapshot form) and leases.json instead of migrating to etcd.")
-        Path outWal;
-
-        @Option(names = "--out-kine", paramLabel = "DIR", description = "Write kine's state.db (the way back to kine) instead of migrating to etcd; leases as TTLs.")
-        Path outKine;
+        @Mixin
+        OfflineMixin offline;
 
         @Mixin
         TargetMixin target;
@@ -246,8 +242,8 @@ public final class WalMigrate implements Callable<Integer> {
                 return ExitCode.USAGE.code();
             }
             KeySourceOpener opener = () -> EtcdLiveSource.open(from);
-            if (outWal != null) return offline(spec, writeOut, outWal, target.t.leaseTtl, opener);
-            if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, opener);
+            Integer o = offline.run(spec, writeOut, target.t.leaseTtl, opener);
+            if (o != null) return o;
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, opener, target.t.options());
         }
     }
@@ -263,11 +259,8 @@ public final class WalMigrate implements Callable<Integer> {
         @Option(names = "--db", required = true, paramLabel = "PATH", description = "The etcd db file or data directory; never written.")
         Path db;
 
-        @Option(names = "--out-wal", paramLabel = "DIR", description = "Write a v2 WAL (snapshot form) instead of migrating to etcd.")
-        Path outWal;
-
-        @Option(names = "--out-kine", paramLabel = "DIR", description = "Write kine's state.db (the way back to kine) instead of migrating to etcd; leases as TTLs.")
-        Path outKine;
+        @Mixin
+        OfflineMixin offline;
 
         @Mixin
         TargetMixin target;
@@ -277,45 +270,59 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            if (outWal != null) return offline(spec, writeOut, outWal, target.t.leaseTtl, () -> EtcdDbSource.open(db));
-            if (outKine != null) return offlineKine(spec, writeOut, outKine, target.t.leaseTtl, () -> EtcdDbSource.open(db));
+            Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> EtcdDbSource.open(db));
+            if (o != null) return o;
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> EtcdDbSource.open(db), target.t.options());
         }
     }
 
-    /** --out-kine DIR: the source's live state written as DIR/state.db, kine's database, offline. */
-    static int offlineKine(CommandLine.Model.CommandSpec spec, WriteOut writeOut, Path outKine, long leaseTtl, KeySourceOpener opener) {
-        if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
-        String refusal = OfflineKine.refusal(outKine);
-        if (refusal != null && !dev.walkit.format.output.OutputDir.unfinishedSwitch(outKine)) {
-            spec.commandLine().getErr().println("walmigrate: " + refusal);
-            return ExitCode.USAGE.code();
-        }
-        try (KeySource src = opener.open()) {
-            OfflineWal.Written w = OfflineKine.write(src, outKine, leaseTtl, java.time.Instant.now());
-            Output.offline(spec.commandLine().getOut(), writeOut.format(), "kine", outKine.resolve(OfflineKine.FILE), w, src.revision());
-            return ExitCode.OK.code();
-        } catch (Exception e) {
-            return failed(spec.commandLine().getErr(), e);
-        }
+    /** What an offline output writes: the source's live set into DIR, with what it wrote. */
+    @FunctionalInterface
+    interface OfflineWriter {
+        OfflineWal.Written write(KeySource source, Path dir, long leaseTtl, java.time.Instant now) throws IOException;
     }
 
-    /** --out-wal DIR: the source's live state written as DIR/wal, offline (refused before the source is read when DIR has one). */
-    static int offline(CommandLine.Model.CommandSpec spec, WriteOut writeOut, Path outWal, long leaseTtl, KeySourceOpener opener) {
-        if (writeOut.check("walmigrate", spec.commandLine().getErr(), OutputFormat.values()) != null) return ExitCode.USAGE.code();
-        String refusal = OfflineWal.refusal(outWal);
-        // A switch a crashed run left is undone first (under DIR's lock, in OfflineWal.write), then DIR is judged.
-        if (refusal != null && !dev.walkit.format.output.OutputDir.unfinishedSwitch(outWal)) {
-            // As walrecover refuses an existing DIR/wal: a usage error, before the source is read.
-            spec.commandLine().getErr().println("walmigrate: " + refusal);
-            return ExitCode.USAGE.code();
+    /** The offline outputs every source has, instead of --endpoints: --out-wal DIR or --out-kine DIR. */
+    static final class OfflineMixin {
+        @Option(names = "--out-wal", paramLabel = "DIR", description = "Write DIR/wal (a v2 WAL in snapshot form) and DIR/leases.json instead of migrating to etcd.")
+        Path outWal;
+
+        @Option(names = "--out-kine", paramLabel = "DIR", description = "Write DIR/state.db, kine's database (the way back to kine), instead of migrating to etcd; leases as TTLs.")
+        Path outKine;
+
+        /** Writes the output asked for and returns the exit code; null when none was (the job migrates to --endpoints). */
+        Integer run(CommandLine.Model.CommandSpec spec, WriteOut writeOut, long leaseTtl, KeySourceOpener opener) {
+            PrintWriter err = spec.commandLine().getErr();
+            if (outWal != null && outKine != null) {
+                err.println("walmigrate: --out-wal and --out-kine: one output at a time");
+                return ExitCode.USAGE.code();
+            }
+            if (outWal != null) {
+                return write(spec, writeOut, outWal, OfflineWal.refusal(outWal), leaseTtl, opener, OfflineWal::write, "wal", Wal.WAL_FILE);
+            }
+            if (outKine != null) {
+                return write(spec, writeOut, outKine, OfflineKine.refusal(outKine), leaseTtl, opener, OfflineKine::write, "kine", OfflineKine.FILE);
+            }
+            return null;
         }
-        try (KeySource src = opener.open()) {
-            OfflineWal.Written w = OfflineWal.write(src, outWal, leaseTtl, java.time.Instant.now());
-            Output.offlineWal(spec.commandLine().getOut(), writeOut.format(), outWal.resolve("wal"), w, src.revision());
-            return ExitCode.OK.code();
-        } catch (Exception e) {
-            return failed(spec.commandLine().getErr(), e);
+
+        private static int write(CommandLine.Model.CommandSpec spec, WriteOut writeOut, Path dir, String refusal, long leaseTtl, KeySourceOpener opener,
+                                 OfflineWriter writer, String kind, String file) {
+            PrintWriter err = spec.commandLine().getErr();
+            if (writeOut.check("walmigrate", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
+            // As walrecover refuses an existing DIR/wal: a usage error, before the source is read; unless a switch a
+            // crashed run left is to be undone first (under DIR's lock, in the writer), after which DIR is judged again.
+            if (refusal != null && !dev.walkit.format.output.OutputDir.unfinishedSwitch(dir)) {
+                err.println("walmigrate: " + refusal);
+                return ExitCode.USAGE.code();
+            }
+            try (KeySource src = opener.open()) {
+                OfflineWal.Written w = writer.write(src, dir, leaseTtl, java.time.Instant.now());
+                Output.offline(spec.commandLine().getOut(), writeOut.format(), kind, dir.resolve(file), w, src.revision());
+                return ExitCode.OK.code();
+            } catch (Exception e) {
+                return failed(err, e);
+            }
         }
     }
 

@@ -118,6 +118,14 @@ class OfflineKineTest {
         want.forEach((k, v) -> values.put(k, v.replaceAll(" lease=\\d+$", "")));
         assertEquals(values, roundTrip);
         assertEquals(want, servedByKine(out.resolve("state.db")), "kine serves each key, its value, and its lease's TTL");
+        // One output at a time; and every source has both (a WAL's live state as a WAL: its snapshot form).
+        WalMigrateTest.Run both = WalMigrateTest.run("wal", "--wal", wal.toString(), "--out-kine", dir.resolve("k2").toString(), "--out-wal", dir.resolve("w2").toString());
+        assertEquals(2, both.exit(), both.out() + both.err());
+        assertEquals("walmigrate: --out-wal and --out-kine: one output at a time", both.err().strip());
+        WalMigrateTest.Run snap = WalMigrateTest.run("wal", "--wal", wal.toString(), "--out-wal", dir.resolve("w3").toString());
+        assertEquals(0, snap.exit(), snap.out() + snap.err());
+        assertEquals(values, live(WalSource.open(dir.resolve("w3")), 0).entrySet().stream()
+                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().replaceAll(" lease=\\d+$", ""), (x, y) -> x, TreeMap::new)));
         // Never over an existing database.
         WalMigrateTest.Run again = WalMigrateTest.run("wal", "--wal", wal.toString(), "--out-kine", out.toString());
         assertEquals(2, again.exit(), again.out() + again.err());

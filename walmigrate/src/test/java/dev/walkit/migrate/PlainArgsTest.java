@@ -44,10 +44,13 @@ class PlainArgsTest {
             if (sub.isUsageHelpRequested() || sub.isVersionHelpRequested()) return null;
             Object c = sub.commandSpec().userObject();
             if (c instanceof WalMigrate.Kine k) {
-                if (k.outWal != null) return null;
+                if (k.offline.outWal != null || k.offline.outKine != null) return null;
                 return describe("kine", k.sqlite, k.writeOut, k.target.t.options());
             }
-            if (c instanceof WalMigrate.FromWal w) return describe("wal", w.wal, w.writeOut, w.target.t.options());
+            if (c instanceof WalMigrate.FromWal w) {
+                if (w.offline.outWal != null || w.offline.outKine != null) return null;
+                return describe("wal", w.wal, w.writeOut, w.target.t.options());
+            }
             return null;
         } catch (CommandLine.ParameterException e) {
             return null;
