@@ -1,9 +1,8 @@
 package dev.walkit.doctor;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.walkit.format.KeyValue;
 import dev.walkit.testdata.EtcdCluster;
+import dev.walkit.testdata.Etcdctl;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,14 +11,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -41,28 +35,13 @@ class EtcdDbSourceTest {
     static final Map<Long, Long> LEASES = new TreeMap<>();
 
     static String etcdctl(String stdin, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", ep));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("ETCDCTL_API", "3");
-        Process p = pb.start();
-        if (stdin != null) p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, cmd + ": " + out);
-        return out;
+        return Etcdctl.run(ep, stdin, args);
     }
 
     static long grant(long ttl) throws Exception {
-        Matcher m = Pattern.compile("lease ([0-9a-f]+) granted").matcher(etcdctl(null, "lease", "grant", String.valueOf(ttl)));
-        assertTrue(m.find());
-        long id = Long.parseUnsignedLong(m.group(1), 16);
+        long id = Etcdctl.grant(ep, ttl);
         LEASES.put(id, ttl);
         return id;
-    }
-
-    static long revision() throws Exception {
-        return new ObjectMapper().readTree(etcdctl(null, "get", "/none", "-w", "json")).get("header").get("revision").asLong();
     }
 
     @BeforeAll
@@ -77,7 +56,7 @@ class EtcdDbSourceTest {
         etcdctl(null, "put", "/registry/configmaps/default/a", "v2");
         etcdctl(null, "del", "/registry/configmaps/default/b");
         etcdctl(null, "put", "/registry/configmaps/default/c", "x1");
-        compact = revision();
+        compact = Etcdctl.revision(ep);
         etcdctl(null, "put", "/registry/configmaps/default/a", "v3");
         etcdctl(null, "compact", String.valueOf(compact));
         etcdctl(null, "put", "/registry/configmaps/default/b", "w2");
@@ -96,7 +75,7 @@ class EtcdDbSourceTest {
         }
         etcdctl("y".repeat(20_000), "put", "/registry/configmaps/kube-system/big");
         etcdctl(null, "del", "/registry/events/ns3/", "--prefix");
-        last = revision();
+        last = Etcdctl.revision(ep);
         snapshot = dir.resolve("snapshot.db");
         etcdctl(null, "snapshot", "save", snapshot.toString());
     }
@@ -108,14 +87,9 @@ class EtcdDbSourceTest {
 
     /** etcdctl's answer: key → (value, create, mod, version, lease). */
     static Map<String, List<Object>> served(long rev) throws Exception {
-        JsonNode j = new ObjectMapper().readTree(etcdctl(null, "get", "/", "--prefix", "--rev", String.valueOf(rev), "-w", "json"));
         Map<String, List<Object>> m = new TreeMap<>();
-        if (j.get("kvs") == null) return m;
-        for (JsonNode kv : j.get("kvs")) {
-            String key = new String(Base64.getDecoder().decode(kv.get("key").asText()), StandardCharsets.UTF_8);
-            String value = kv.has("value") ? new String(Base64.getDecoder().decode(kv.get("value").asText()), StandardCharsets.UTF_8) : "";
-            m.put(key, List.of(value, kv.get("create_revision").asLong(), kv.get("mod_revision").asLong(), kv.get("version").asLong(),
-                    kv.has("lease") ? kv.get("lease").asLong() : 0L));
+        for (Etcdctl.Kv kv : Etcdctl.get(ep, "/", rev)) {
+            m.put(kv.key(), List.of(kv.valueText(), kv.createRevision(), kv.modRevision(), kv.version(), kv.lease()));
         }
         return m;
     }
@@ -185,10 +159,7 @@ class EtcdDbSourceTest {
     void theLeasesAreTheGrantedOnesWithTheirTtls() throws Exception {
         try (LogIndex x = LogIndex.load(snapshot, null)) {
             assertEquals(LEASES, x.source().etcd().leases());
-            for (Map.Entry<Long, Long> e : LEASES.entrySet()) {
-                String ttl = etcdctl(null, "lease", "timetolive", Long.toHexString(e.getKey()));
-                assertTrue(ttl.contains("granted with TTL(" + e.getValue() + "s)"), ttl);
-            }
+            for (Map.Entry<Long, Long> e : LEASES.entrySet()) assertEquals(e.getValue(), Etcdctl.grantedTtl(ep, e.getKey()));
         }
     }
 

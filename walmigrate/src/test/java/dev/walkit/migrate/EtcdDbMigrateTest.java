@@ -4,20 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.walkit.format.Fixtures;
 import dev.walkit.testdata.EtcdCluster;
+import dev.walkit.testdata.Etcdctl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,35 +26,11 @@ class EtcdDbMigrateTest {
     @TempDir
     Path dir;
 
-    static String etcdctl(String ep, String stdin, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", ep));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("ETCDCTL_API", "3");
-        Process p = pb.start();
-        if (stdin != null) p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, cmd + ": " + out);
-        return out;
-    }
-
     /** key → value and the granted TTL of its lease (0: none), as etcd serves them. */
     static Map<String, String> served(String ep) throws Exception {
-        JsonNode j = new ObjectMapper().readTree(etcdctl(ep, null, "get", "/registry/", "--prefix", "-w", "json"));
         Map<String, String> m = new TreeMap<>();
-        if (j.get("kvs") == null) return m;
-        for (JsonNode kv : j.get("kvs")) {
-            String key = new String(Base64.getDecoder().decode(kv.get("key").asText()), StandardCharsets.UTF_8);
-            String value = new String(Base64.getDecoder().decode(kv.get("value").asText()), StandardCharsets.UTF_8);
-            long lease = kv.has("lease") ? kv.get("lease").asLong() : 0;
-            String ttl = "0";
-            if (lease != 0) {
-                Matcher t = Pattern.compile("granted with TTL\\((\\d+)s\\)").matcher(etcdctl(ep, null, "lease", "timetolive", Long.toHexString(lease)));
-                assertTrue(t.find());
-                ttl = t.group(1);
-            }
-            m.put(key, value + " ttl=" + ttl);
+        for (Etcdctl.Kv kv : Etcdctl.get(ep, "/registry/", 0)) {
+            m.put(kv.key(), kv.valueText() + " ttl=" + (kv.lease() == 0 ? 0 : Etcdctl.grantedTtl(ep, kv.lease())));
         }
         return m;
     }
@@ -70,17 +41,16 @@ class EtcdDbMigrateTest {
         Map<String, String> source;
         try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1)) {
             String ep = src.endpoints();
-            Matcher g = Pattern.compile("lease ([0-9a-f]+) granted").matcher(etcdctl(ep, null, "lease", "grant", "900"));
-            assertTrue(g.find());
-            etcdctl(ep, null, "put", "/registry/configmaps/default/a", "v1");
-            etcdctl(ep, null, "put", "/registry/configmaps/default/a", "v2");
-            etcdctl(ep, null, "put", "/registry/leases/kube-node-lease/n1", "renew", "--lease=" + g.group(1));
-            etcdctl(ep, "\nput /registry/pods/default/p1 spec1\nput /registry/pods/default/p2 spec2\n\n\n", "txn");
-            etcdctl(ep, null, "del", "/registry/pods/default/p1");
-            etcdctl(ep, null, "compact", "3");
-            etcdctl(ep, null, "put", "/registry/secrets/default/s", "hunter2");
+            long lease = Etcdctl.grant(ep, 900);
+            Etcdctl.run(ep, null, "put", "/registry/configmaps/default/a", "v1");
+            Etcdctl.run(ep, null, "put", "/registry/configmaps/default/a", "v2");
+            Etcdctl.run(ep, null, "put", "/registry/leases/kube-node-lease/n1", "renew", "--lease=" + Long.toHexString(lease));
+            Etcdctl.run(ep, "\nput /registry/pods/default/p1 spec1\nput /registry/pods/default/p2 spec2\n\n\n", "txn");
+            Etcdctl.run(ep, null, "del", "/registry/pods/default/p1");
+            Etcdctl.run(ep, null, "compact", "3");
+            Etcdctl.run(ep, null, "put", "/registry/secrets/default/s", "hunter2");
             source = served(ep);
-            etcdctl(ep, null, "snapshot", "save", snapshot.toString());
+            Etcdctl.run(ep, null, "snapshot", "save", snapshot.toString());
         }
         assertEquals(4, source.size(), source.toString());
         assertTrue(source.get("/registry/leases/kube-node-lease/n1").endsWith("ttl=900"), source.toString());

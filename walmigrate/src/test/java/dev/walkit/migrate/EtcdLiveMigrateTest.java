@@ -1,6 +1,7 @@
 package dev.walkit.migrate;
 
 import dev.walkit.testdata.EtcdCluster;
+import dev.walkit.testdata.Etcdctl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -8,8 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,14 +25,13 @@ class EtcdLiveMigrateTest {
     void aLiveEtcdMovesIntoAnotherAtOneRevision() throws Exception {
         try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1)) {
             String ep = src.endpoints();
-            Matcher g = Pattern.compile("lease ([0-9a-f]+) granted").matcher(EtcdDbMigrateTest.etcdctl(ep, null, "lease", "grant", "700"));
-            assertTrue(g.find());
+            long lease = Etcdctl.grant(ep, 700);
             // More keys than a page (the scan pages by keys and bytes), a deleted one, a leased one.
             StringBuilder txn = new StringBuilder("\n");
             for (int i = 0; i < 120; i++) txn.append("put /registry/configmaps/ns/cm-").append(i).append(" v").append(i).append('\n');
-            EtcdDbMigrateTest.etcdctl(ep, txn.append("\n\n").toString(), "txn");
-            EtcdDbMigrateTest.etcdctl(ep, null, "del", "/registry/configmaps/ns/cm-7");
-            EtcdDbMigrateTest.etcdctl(ep, null, "put", "/registry/leases/kube-node-lease/n1", "renew", "--lease=" + g.group(1));
+            Etcdctl.run(ep, txn.append("\n\n").toString(), "txn");
+            Etcdctl.run(ep, null, "del", "/registry/configmaps/ns/cm-7");
+            Etcdctl.run(ep, null, "put", "/registry/leases/kube-node-lease/n1", "renew", "--lease=" + Long.toHexString(lease));
             Map<String, String> source = EtcdDbMigrateTest.served(ep);
             assertEquals(120, source.size());
             WalMigrateTest.Run r = WalMigrateTest.run("etcd", "--source-endpoints", ep, "--endpoints", dst.endpoints(), "--batch", "50");
@@ -62,13 +60,13 @@ class EtcdLiveMigrateTest {
     void whatIsWrittenAfterTheReadBeganIsNotInIt() throws Exception {
         try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1)) {
             String ep = src.endpoints();
-            EtcdDbMigrateTest.etcdctl(ep, null, "put", "/registry/a", "1");
-            EtcdDbMigrateTest.etcdctl(ep, null, "put", "/registry/b", "1");
+            Etcdctl.run(ep, null, "put", "/registry/a", "1");
+            Etcdctl.run(ep, null, "put", "/registry/b", "1");
             try (EtcdLiveSource s = EtcdLiveSource.open(java.util.List.of(ep), "")) {
                 // Written while the job runs: a new key, a changed one, a deleted one. The read stays at its revision.
-                EtcdDbMigrateTest.etcdctl(ep, null, "put", "/registry/c", "new");
-                EtcdDbMigrateTest.etcdctl(ep, null, "put", "/registry/a", "2");
-                EtcdDbMigrateTest.etcdctl(ep, null, "del", "/registry/b");
+                Etcdctl.run(ep, null, "put", "/registry/c", "new");
+                Etcdctl.run(ep, null, "put", "/registry/a", "2");
+                Etcdctl.run(ep, null, "del", "/registry/b");
                 Map<String, String> read = new TreeMap<>();
                 while (s.hasNext()) {
                     SourceKey k = s.next();

@@ -1,21 +1,15 @@
 package dev.walkit.migrate;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.walkit.format.Fixtures;
+import dev.walkit.testdata.Etcdctl;
+import dev.walkit.testdata.KineServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,59 +24,15 @@ class OfflineKineTest {
     @TempDir
     Path dir;
 
-    static Path kine() {
-        return Fixtures.root().resolve("../shared/tools/kine/kine").normalize();
-    }
-
-    static String etcdctl(String ep, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", ep));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("ETCDCTL_API", "3");
-        Process p = pb.start();
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, cmd + ": " + out);
-        return out;
-    }
-
     /** What the real kine serves from {@code stateDb} under /registry/: key → value and lease (kine's lease ID is its TTL). */
     Map<String, String> servedByKine(Path stateDb) throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        String ep = "127.0.0.1:" + port;
-        Process k = new ProcessBuilder(kine().toString(), "--listen-address", "tcp://" + ep, "--endpoint",
-                "sqlite://" + stateDb + "?_journal=WAL&cache=shared").redirectErrorStream(true)
-                .redirectOutput(dir.resolve("kine-" + port + ".log").toFile()).start();
-        try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            String out;
-            while (true) {
-                try {
-                    out = etcdctl(ep, "get", "/registry/", "--prefix", "-w", "json");
-                    break;
-                } catch (AssertionError notYet) {
-                    if (System.nanoTime() > deadline) throw notYet;
-                    Thread.sleep(100);
-                }
-            }
+        try (KineServer k = KineServer.start(stateDb, dir.resolve("kine-" + stateDb.getParent().getFileName() + ".log"))) {
             Map<String, String> m = new TreeMap<>();
-            JsonNode j = new ObjectMapper().readTree(out);
-            if (j.get("kvs") != null) {
-                for (JsonNode kv : j.get("kvs")) {
-                    String key = new String(Base64.getDecoder().decode(kv.get("key").asText()), StandardCharsets.UTF_8);
-                    if (key.equals("/registry/health")) continue; // kine's own, written at its first start
-                    m.put(key, new String(Base64.getDecoder().decode(kv.get("value").asText()), StandardCharsets.ISO_8859_1)
-                            + " lease=" + (kv.has("lease") ? kv.get("lease").asLong() : 0));
-                }
+            for (Etcdctl.Kv kv : Etcdctl.get(k.endpoint(), "/registry/", 0)) {
+                if (kv.key().equals("/registry/health")) continue; // kine's own, written at its first start
+                m.put(kv.key(), new String(kv.value(), StandardCharsets.ISO_8859_1) + " lease=" + kv.lease());
             }
             return m;
-        } finally {
-            k.destroy();
-            k.waitFor(10, TimeUnit.SECONDS);
-            k.destroyForcibly();
         }
     }
 
@@ -100,7 +50,7 @@ class OfflineKineTest {
 
     @Test
     void aWalsStateDbIsServedByTheRealKineAndReadsBackIntoAWal() throws Exception {
-        assumeTrue(Files.isExecutable(kine()), "the real kine is not at " + kine());
+        assumeTrue(KineServer.available(), "the real kine is not at " + KineServer.binary());
         Path wal = Fixtures.path("vectors/small/wal");
         Path out = dir.resolve("k3s-db");
         WalMigrateTest.Run r = WalMigrateTest.run("wal", "--wal", wal.toString(), "--out-kine", out.toString(), "--lease-ttl", "900");
@@ -134,7 +84,7 @@ class OfflineKineTest {
 
     @Test
     void anEtcdDbsStateDbCarriesItsLeasesTtls() throws Exception {
-        assumeTrue(Files.isExecutable(kine()), "the real kine is not at " + kine());
+        assumeTrue(KineServer.available(), "the real kine is not at " + KineServer.binary());
         Path db = Fixtures.path("etcd/snapshot.db");
         Path out = dir.resolve("rollback");
         WalMigrateTest.Run r = WalMigrateTest.run("etcd-db", "--db", db.toString(), "--out-kine", out.toString());

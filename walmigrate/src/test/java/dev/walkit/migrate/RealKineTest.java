@@ -1,25 +1,18 @@
 package dev.walkit.migrate;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.walkit.cli.Cli;
-import dev.walkit.format.Fixtures;
 import dev.walkit.testdata.EtcdCluster;
+import dev.walkit.testdata.Etcdctl;
+import dev.walkit.testdata.KineServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,87 +29,42 @@ class RealKineTest {
     @TempDir
     Path dir;
 
-    private static Path kine() {
-        return Fixtures.root().resolve("../shared/tools/kine/kine").normalize();
-    }
-
-    private static String etcdctl(String endpoint, String stdin, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints", endpoint));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("ETCDCTL_API", "3");
-        Process p = pb.start();
-        if (stdin != null) p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, cmd + ": " + out);
-        return out;
-    }
-
     /** What a store serves under /registry/: key → value and the lease's granted TTL (0: none). */
     private record Served(String value, long ttl) {
     }
 
     private static Map<String, Served> served(String endpoint, boolean kineLeases) throws Exception {
-        JsonNode j = new ObjectMapper().readTree(etcdctl(endpoint, null, "get", "/registry/", "--prefix", "-w", "json"));
         Map<String, Served> m = new TreeMap<>();
-        if (j.get("kvs") == null) return m;
-        for (JsonNode kv : j.get("kvs")) {
-            String key = new String(Base64.getDecoder().decode(kv.get("key").asText()), StandardCharsets.UTF_8);
-            String value = new String(Base64.getDecoder().decode(kv.get("value").asText()), StandardCharsets.UTF_8);
-            long lease = kv.has("lease") ? kv.get("lease").asLong() : 0;
-            long ttl = 0;
-            if (lease != 0) {
-                // kine's lease ID is its TTL; etcd's is an ID, whose granted TTL timetolive says.
-                ttl = kineLeases ? lease : new ObjectMapper().readTree(etcdctl(endpoint, null, "lease", "timetolive", Long.toHexString(lease), "-w", "json"))
-                        .get("granted-ttl").asLong();
-            }
-            m.put(key, new Served(value, ttl));
+        for (Etcdctl.Kv kv : Etcdctl.get(endpoint, "/registry/", 0)) {
+            // kine's lease ID is its TTL; etcd's is an ID, whose granted TTL timetolive says.
+            long ttl = kv.lease() == 0 ? 0 : kineLeases ? kv.lease() : Etcdctl.grantedTtl(endpoint, kv.lease());
+            m.put(kv.key(), new Served(kv.valueText(), ttl));
         }
         return m;
     }
 
-    private static long modRevision(String endpoint, String key) throws Exception {
-        JsonNode j = new ObjectMapper().readTree(etcdctl(endpoint, null, "get", key, "-w", "json"));
-        return j.get("kvs").get(0).get("mod_revision").asLong();
-    }
-
     /** A create: compare mod = 0, then put (the API server's shape: no else branch). */
     private static boolean txn(String endpoint, String compare, String op) throws Exception {
-        String out = etcdctl(endpoint, compare + "\n\n" + op + "\n\n\n", "txn");
-        return out.startsWith("SUCCESS");
+        return Etcdctl.txn(endpoint, compare, op, null);
     }
 
     /** An update or delete: compare mod = the revision last read, then the op, else read the key again (the API server's shape). */
     private static boolean txn(String endpoint, String compare, String op, String key) throws Exception {
-        String out = etcdctl(endpoint, compare + "\n\n" + op + "\n\nget " + key + "\n\n", "txn");
-        return out.startsWith("SUCCESS");
+        return Etcdctl.txn(endpoint, compare, op, key);
+    }
+
+    private static long modRevision(String endpoint, String key) throws Exception {
+        return Etcdctl.modRevision(endpoint, key);
     }
 
     @Test
     void whatKineServedBeforeAKill9IsWhatEtcdHoldsAfterTheMigration() throws Exception {
-        assumeTrue(Files.isExecutable(kine()), "the real kine is not at " + kine());
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        String ep = "127.0.0.1:" + port;
+        assumeTrue(KineServer.available(), "the real kine is not at " + KineServer.binary());
         Path data = Files.createDirectories(dir.resolve("k3s"));
-        Process kine = new ProcessBuilder(kine().toString(), "--listen-address", "tcp://" + ep, "--endpoint",
-                "sqlite://" + data.resolve("state.db") + "?_journal=WAL&cache=shared").redirectErrorStream(true)
-                .redirectOutput(dir.resolve("kine.log").toFile()).start();
+        KineServer kine = KineServer.start(data.resolve("state.db"), dir.resolve("kine.log"));
+        String ep = kine.endpoint();
         Map<String, Served> before;
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (true) {
-                try {
-                    etcdctl(ep, null, "get", "/registry/health");
-                    break;
-                } catch (AssertionError notYet) {
-                    if (System.nanoTime() > deadline) throw notYet;
-                    Thread.sleep(100);
-                }
-            }
             for (int i = 0; i < 30; i++) {
                 assertTrue(txn(ep, "mod(\"/registry/configmaps/ns0/cm-" + i + "\") = \"0\"", "put /registry/configmaps/ns0/cm-" + i + " v0-" + i));
             }
@@ -132,8 +80,8 @@ class RealKineTest {
                 assertTrue(txn(ep, "mod(\"/registry/configmaps/ns0/cm-" + i + "\") = \"0\"", "put /registry/configmaps/ns0/cm-" + i + " again-" + i));
             }
             // Leased keys, as the API server writes events and node leases (kine's lease ID is the TTL; etcdctl takes IDs in hex).
-            etcdctl(ep, null, "lease", "grant", "600");
-            etcdctl(ep, null, "lease", "grant", "1200");
+            Etcdctl.grant(ep, 600);
+            Etcdctl.grant(ep, 1200);
             for (int i = 0; i < 5; i++) {
                 assertTrue(txn(ep, "mod(\"/registry/events/default/e-" + i + "\") = \"0\"", "put --lease=" + Long.toHexString(600) + " /registry/events/default/e-" + i + " ev-" + i));
             }
@@ -145,8 +93,7 @@ class RealKineTest {
             assertTrue(!txn(ep, "mod(\"/registry/configmaps/ns0/cm-1\") = \"0\"", "put /registry/configmaps/ns0/cm-1 lost"));
             before = served(ep, true);
         } finally {
-            kine.destroyForcibly(); // kill -9: the latest rows stay in state.db-wal
-            kine.waitFor();
+            kine.kill(); // kill -9: the latest rows stay in state.db-wal
         }
         assertTrue(Files.size(data.resolve("state.db-wal")) > 0, "rows in the -wal after the kill");
         assertEquals(27, before.keySet().stream().filter(k -> k.startsWith("/registry/configmaps/")).count(), "30 made, 5 deleted, 2 made again: " + before.keySet());

@@ -1,14 +1,13 @@
 package dev.walkit.migrate;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.walkit.format.Fixtures;
 import dev.walkit.testdata.EtcdCluster;
+import dev.walkit.testdata.Etcdctl;
+import dev.walkit.testdata.KineServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.Map;
@@ -38,13 +37,9 @@ class RoundTripTest {
     }
 
     static Map<String, String> ofEtcd(String ep) throws Exception {
-        JsonNode j = new ObjectMapper().readTree(EtcdDbMigrateTest.etcdctl(ep, null, "get", "/registry/", "--prefix", "-w", "json"));
         Map<String, String> m = new TreeMap<>();
-        if (j.get("kvs") != null) {
-            for (JsonNode kv : j.get("kvs")) {
-                String key = new String(Base64.getDecoder().decode(kv.get("key").asText()), StandardCharsets.UTF_8);
-                if (!key.equals("/registry/health")) m.put(key, kv.get("value").asText());
-            }
+        for (Etcdctl.Kv kv : Etcdctl.get(ep, "/registry/", 0)) {
+            if (!kv.key().equals("/registry/health")) m.put(kv.key(), Base64.getEncoder().encodeToString(kv.value()));
         }
         return m;
     }
@@ -55,7 +50,7 @@ class RoundTripTest {
 
     @Test
     void theLiveStateSurvivesEveryStore() throws Exception {
-        assumeTrue(Files.isExecutable(OfflineKineTest.kine()), "the real kine is not at " + OfflineKineTest.kine());
+        assumeTrue(KineServer.available(), "the real kine is not at " + KineServer.binary());
         Path wal = Fixtures.path("vectors/small/wal");
         Map<String, String> want = ofSource(WalSource.open(wal));
         assertEquals(116, want.size());
@@ -63,7 +58,7 @@ class RoundTripTest {
         try (EtcdCluster a = EtcdCluster.start(dir.resolve("a"), 1)) {
             ok(WalMigrateTest.run("wal", "--wal", wal.toString(), "--endpoints", a.endpoints()));
             assertEquals(want, ofEtcd(a.endpoints()), "WAL -> etcd");
-            EtcdDbMigrateTest.etcdctl(a.endpoints(), null, "snapshot", "save", snapshot.toString());
+            Etcdctl.run(a.endpoints(), null, "snapshot", "save", snapshot.toString());
         }
         assertEquals(want, ofSource(EtcdDbSource.open(snapshot)), "etcd -> its db");
         Path store = dir.resolve("store");

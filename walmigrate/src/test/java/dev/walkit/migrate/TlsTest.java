@@ -2,6 +2,7 @@ package dev.walkit.migrate;
 
 import dev.walkit.cli.Cli;
 import dev.walkit.testdata.EtcdCluster;
+import dev.walkit.testdata.Etcdctl;
 import dev.walkit.testdata.KineDbGenerator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,7 +71,7 @@ class TlsTest {
         try (EtcdCluster etcd = EtcdCluster.start(dir.resolve("etcd"), 1, tls)) {
             String[] ctl = {"--cacert", tls.resolve("ca.pem").toString(), "--cert", tls.resolve("client.pem").toString(),
                     "--key", tls.resolve("client-key.pem").toString()};
-            EtcdDbMigrateTest.etcdctl(etcd.endpoints(), null, concat(ctl, new String[] {"put", "/registry/configmaps/default/tls", "over-tls"}));
+            Etcdctl.run(etcd.endpoints(), null, concat(ctl, new String[] {"put", "/registry/configmaps/default/tls", "over-tls"}));
             Path out = dir.resolve("store");
             Run r = run("etcd", "--source-endpoints", etcd.endpoints(), "--source-cacert", ctl[1], "--source-cert", ctl[3], "--source-key", ctl[5],
                     "--out-wal", out.toString());
