@@ -65,4 +65,13 @@ public record Assessment(Verdict verdict, long tailStart) {
     public boolean healthy() {
         return verdict == Verdict.HEALTHY;
     }
+
+    /**
+     * The verdict of a store read into its WAL form (an etcd db, kine's state.db): the form's, unless the store's
+     * own format is damaged ({@code storeDamage} places: bbolt pages, etcdctl's checksum, SQLite's check), which
+     * makes it damaged whatever the history read.
+     */
+    public Verdict verdictWith(int storeDamage) {
+        return storeDamage > 0 ? Verdict.DAMAGED : verdict;
+    }
 }

@@ -118,13 +118,12 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             largest.addAll(big);
             for (LogIndex.Dropped d : x.dropped()) uncertainKeys.addAll(d.keys());
             recognise();
-            Assessment.Verdict v = Assessment.of(x.damage().stream().map(DamageLocator.Located::span).toList(), s.findings(), x.file().size()).verdict();
             LogIndex.EtcdFacts etcd = x.source().etcd();
             if (etcd != null) {
                 for (var d : etcd.damage()) storeDamage.add(d.toString());
-                if (!storeDamage.isEmpty()) v = Assessment.Verdict.DAMAGED;
             }
-            verdict = v;
+            verdict = Assessment.of(x.damage().stream().map(DamageLocator.Located::span).toList(), s.findings(), x.file().size())
+                    .verdictWith(storeDamage.size());
             if (!x.source().isWal()) recommendForStore();
             else recommend(verdict == Assessment.Verdict.HEALTHY, verdict == Assessment.Verdict.TORN_TAIL);
         }

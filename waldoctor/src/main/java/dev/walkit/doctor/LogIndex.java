@@ -132,7 +132,8 @@ public final class LogIndex implements Closeable {
         this.leftoverCompaction = source.isWal() ? Wal.leftoverCompaction(walPath) : null;
         ReaderOptions ro = ReaderOptions.defaults();
         // What walverify calls not a WAL, every waldoctor command does too.
-        WalFormat format = Wal.requireWal(file, ro.maxRecLen()).format();
+        // Another store's WAL form is empty when the store holds no revision it could read: that is no WAL error.
+        WalFormat format = !source.isWal() && file.size() == 0 ? WalFormat.V2 : Wal.requireWal(file, ro.maxRecLen()).format();
         DamageLocator loc = new DamageLocator(damage::add);
         long step = Math.max(1, file.size() / 50);
         long[] nextReport = {step};

@@ -54,6 +54,25 @@ class StoreShellTest {
     }
 
     @Test
+    void aDamagedDbIsDiagnosedDamagedWithItsPage(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        byte[] b = java.nio.file.Files.readAllBytes(java.nio.file.Path.of(DB));
+        b[3 * 4096 + 8] = 0; // page 3's flags: neither branch nor leaf
+        java.nio.file.Path p = java.nio.file.Files.write(dir.resolve("db"), b);
+        WalDoctorTest.Run r = WalDoctorTest.run("diagnose", p.toString());
+        assertEquals(3, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("  bbolt damage: page 3 at offset 12288: page 3: flags 0x00, not a branch or leaf page"), r.out());
+        assertTrue(r.out().contains("verdict: damaged"), r.out());
+        assertTrue(r.out().contains("etcd's own copy: `etcdctl snapshot save` from a healthy member"), r.out());
+        assertTrue(!r.err().contains("walkit-store-"), "never the private copy's path: " + r.err());
+        // A kine database with no row of data: an empty history, no error.
+        java.nio.file.Path kine = dir.resolve("state.db");
+        new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(3, 0)).write(kine);
+        WalDoctorTest.Run k = WalDoctorTest.run("diagnose", kine.toString());
+        assertEquals(0, k.exit(), k.out() + k.err());
+        assertTrue(k.out().contains("0 live keys"), k.out());
+    }
+
+    @Test
     void secretsAreRedactedInAnEtcdDbToo() {
         WalDoctorTest.Run r = WalDoctorTest.run("get", DB, "/registry/secrets/default/s1");
         assertTrue(r.out().contains("<redacted: 7 bytes; --show-secrets to show>"), r.out());

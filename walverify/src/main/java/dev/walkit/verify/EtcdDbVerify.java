@@ -5,7 +5,8 @@ import dev.walkit.format.SplitScan;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.bbolt.BoltDamage;
 import dev.walkit.format.etcd.EtcdDb;
-import dev.walkit.format.etcd.EtcdDbReplay;
+import dev.walkit.format.etcd.EtcdDbWal;
+import dev.walkit.format.replay.FormReplay;
 import dev.walkit.format.replay.Replayer;
 
 import java.io.IOException;
@@ -31,9 +32,9 @@ final class EtcdDbVerify {
             List<Finding> findings = new ArrayList<>();
             if (level == VerifyLevel.SEMANTIC) {
                 // The WAL form replayed as it is made: no temporary file, no value read back.
-                EtcdDbReplay.Result res = EtcdDbReplay.run(e);
-                Replayer r = res.state();
-                c[0] = res.summary().revisions();
+                EtcdDbWal.Summary[] sum = {null};
+                Replayer r = FormReplay.run(sink -> sum[0] = EtcdDbWal.emit(e, sink));
+                c[0] = sum[0].revisions();
                 c[1] = r.transactions();
                 c[2] = r.firstRevision();
                 c[3] = r.revision();

@@ -1,10 +1,12 @@
 package dev.walkit.verify;
 
 import dev.walkit.format.SplitScan;
-import dev.walkit.format.Wal;
+import dev.walkit.format.Finding;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.kine.KineDb;
 import dev.walkit.format.kine.KineHistoryWal;
+import dev.walkit.format.replay.FormReplay;
+import dev.walkit.format.replay.Replayer;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,7 +20,8 @@ import java.util.List;
 /**
  * walverify of kine's state.db, read from a private copy: SQLite's own check of the file ({@code PRAGMA
  * quick_check}: its pages and indexes), then, at every level, its rows replayed as a WAL's revisions by the rules
- * every log is held to (kine keeps no version: counted from the rows). What SQLite finds is damage.
+ * every log is held to, as they are read ({@link FormReplay}; kine keeps no version: counted from the rows). What
+ * SQLite finds is damage.
  */
 final class KineVerify {
     private KineVerify() {
@@ -35,20 +38,15 @@ final class KineVerify {
             } catch (SQLException e) {
                 damage.add("SQLite quick_check failed: " + e.getMessage());
             }
-            Path tmp = Files.createTempDirectory("walkit-kine-");
-            Path wal = tmp.resolve(Wal.WAL_FILE);
-            try {
-                KineHistoryWal.Summary sum = KineHistoryWal.write(db, wal);
-                // The WAL form verified as any log is, on the same path (the light replay on both cores when clean).
-                VerifyReport w = Verifier.verify(wal, VerifyLevel.SEMANTIC, l);
-                String detail = String.format("SQLite, %d row(s); kine keeps no version: versions counted from the rows kept", sum.rows());
-                return new VerifyReport(stateDb, WalFormat.V2, level, Files.size(stateDb), sum.rows(), w.transactions(), w.firstRevision(),
-                        w.lastRevision(), sum.compactRevision() > 0 ? sum.compactRevision() : -1, w.liveKeys(), w.tombstones(),
-                        List.of(), w.findings(), null, -1, false, null, SplitScan.Outcome.ONE_THREAD, "kine", detail, damage);
-            } finally {
-                Files.deleteIfExists(wal);
-                Files.deleteIfExists(tmp);
-            }
+            // The rows replayed as they are read (the WAL form, no file between): a database with none is no revision, not an error.
+            KineHistoryWal.Summary[] sum = {null};
+            Replayer r = FormReplay.run(sink -> sum[0] = KineHistoryWal.emit(db, sink));
+            for (Finding f : r.findings()) l.finding(f);
+            String detail = String.format("SQLite, %d row(s); kine keeps no version: versions counted from the rows kept", sum[0].rows());
+            long first = r.firstRevision();
+            return new VerifyReport(stateDb, WalFormat.V2, level, Files.size(stateDb), sum[0].rows(), r.transactions(), first,
+                    first < 0 ? -1 : r.revision(), sum[0].compactRevision() > 0 ? sum[0].compactRevision() : -1, r.keys().liveCount(),
+                    r.keys().tombstoneCount(), List.of(), r.findings(), null, -1, false, null, SplitScan.Outcome.ONE_THREAD, "kine", detail, damage);
         }
     }
 }

@@ -47,7 +47,7 @@ public record VerifyReport(Path path, WalFormat format, VerifyLevel level, long 
 
     /** The verdict: the log's {@link Assessment}, or damaged when the store's own format is. */
     public Assessment.Verdict verdictOf() {
-        return storeDamage.isEmpty() ? assessment().verdict() : Assessment.Verdict.DAMAGED;
+        return assessment().verdictWith(storeDamage.size());
     }
 
     /** What the damage and findings amount to ({@link Assessment}: the one definition of "torn tail only"). */

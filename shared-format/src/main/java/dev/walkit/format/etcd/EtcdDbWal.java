@@ -3,6 +3,7 @@ package dev.walkit.format.etcd;
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.RecordEncoder;
+import dev.walkit.format.RecordSink;
 import dev.walkit.format.WalWriter;
 import dev.walkit.format.replay.KeyIndex;
 
@@ -25,12 +26,6 @@ public final class EtcdDbWal {
     public record Summary(long revisions, long transactions, long snapshotKeys, long compactRevision, long lastRevision) {
     }
 
-    /** Where the WAL form's records go, in order: a file ({@link #write}) or the replay itself ({@link EtcdDbReplay}). */
-    @FunctionalInterface
-    public interface Sink {
-        void append(KeyValue record) throws IOException;
-    }
-
     private EtcdDbWal() {
     }
 
@@ -46,7 +41,7 @@ public final class EtcdDbWal {
     }
 
     /** Gives {@code db}'s WAL form, record by record, to {@code w}. */
-    public static Summary emit(EtcdDb db, Sink w) throws IOException {
+    public static Summary emit(EtcdDb db, RecordSink w) throws IOException {
         long compact = db.compactRevision();
         TreeMap<byte[], KeyValue> snapshot = new TreeMap<>(KeyIndex.KEY_ORDER);
         List<KeyValue> pending = new ArrayList<>();
@@ -89,12 +84,12 @@ public final class EtcdDbWal {
         return new Summary(counts[0], counts[1], snapshot.size(), compact, Math.max(counts[2], compact));
     }
 
-    private static void writePrefix(Sink w, long compact, TreeMap<byte[], KeyValue> snapshot) throws IOException {
+    private static void writePrefix(RecordSink w, long compact, TreeMap<byte[], KeyValue> snapshot) throws IOException {
         w.append(RecordEncoder.snapshotMarker(compact, snapshot.size()));
         for (KeyValue kv : snapshot.values()) w.append(kv.withFlags(Flags.SNAPSHOT));
     }
 
-    private static void flush(Sink w, List<KeyValue> txn, long[] counts) throws IOException {
+    private static void flush(RecordSink w, List<KeyValue> txn, long[] counts) throws IOException {
         for (int i = 0; i < txn.size(); i++) {
             KeyValue kv = txn.get(i);
             int flags = (kv.isDelete() ? Flags.DELETE : 0) | (i < txn.size() - 1 ? Flags.TXN_CONT : 0);

@@ -3,6 +3,7 @@ package dev.walkit.format.kine;
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.RecordEncoder;
+import dev.walkit.format.RecordSink;
 import dev.walkit.format.WalWriter;
 import dev.walkit.format.replay.KeyIndex;
 
@@ -45,6 +46,17 @@ public final class KineHistoryWal {
 
     /** Writes {@code db}'s WAL form to {@code out} (created; not fsynced: a private working copy). */
     public static Summary write(KineDb db, Path out) throws IOException {
+        // A private working copy, read at once and deleted: never fsynced.
+        WalWriter w = WalWriter.create(out);
+        try {
+            return emit(db, w::append);
+        } finally {
+            w.closeWithoutFsync();
+        }
+    }
+
+    /** Gives {@code db}'s WAL form, record by record, to {@code w}. */
+    public static Summary emit(KineDb db, RecordSink w) throws IOException {
         try {
             long compact = compactRevision(db);
             TreeMap<byte[], KeyValue> snapshot = new TreeMap<>(KeyIndex.KEY_ORDER);
@@ -52,8 +64,6 @@ public final class KineHistoryWal {
             long rows = 0;
             long last = compact;
             boolean prefixWritten = compact <= 0;
-            // A private working copy, read at once and deleted: never fsynced.
-            WalWriter w = WalWriter.create(out);
             try (Statement s = db.connection().createStatement();
                  ResultSet r = s.executeQuery(ROWS)) {
                 while (r.next()) {
@@ -94,8 +104,6 @@ public final class KineHistoryWal {
                     }
                 }
                 if (!prefixWritten) writePrefix(w, compact, snapshot);
-            } finally {
-                w.closeWithoutFsync();
             }
             return new Summary(rows, compact, snapshot.size(), last);
         } catch (SQLException e) {
@@ -103,7 +111,7 @@ public final class KineHistoryWal {
         }
     }
 
-    private static void writePrefix(WalWriter w, long compact, TreeMap<byte[], KeyValue> snapshot) throws IOException {
+    private static void writePrefix(RecordSink w, long compact, TreeMap<byte[], KeyValue> snapshot) throws IOException {
         w.append(RecordEncoder.snapshotMarker(compact, snapshot.size()));
         for (KeyValue kv : snapshot.values()) w.append(kv.withFlags(Flags.SNAPSHOT));
     }

@@ -68,7 +68,7 @@ class EtcdDbTest {
     void replayedAsMadeIsReplayedFromItsWalForm() throws Exception {
         // walverify replays the WAL form as it is made (no file); waldoctor writes it and replays the file: the same state.
         try (EtcdDb db = EtcdDb.open(DB)) {
-            var direct = EtcdDbReplay.run(db).state();
+            var direct = dev.walkit.format.replay.FormReplay.run(sink -> EtcdDbWal.emit(db, sink));
             Path wal = dir.resolve("wal");
             EtcdDbWal.write(db, wal);
             try (dev.walkit.format.WalFile f = dev.walkit.format.WalFile.open(wal, dev.walkit.format.ReaderOptions.defaults().maxRecLen())) {

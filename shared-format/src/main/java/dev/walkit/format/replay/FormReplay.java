@@ -1,37 +1,38 @@
-package dev.walkit.format.etcd;
+package dev.walkit.format.replay;
 
 import dev.walkit.format.CrcRange;
 import dev.walkit.format.Flags;
 import dev.walkit.format.RecordEncoder;
+import dev.walkit.format.RecordSink;
 import dev.walkit.format.TransactionGrouper;
 import dev.walkit.format.WalEntry;
-import dev.walkit.format.replay.KeyIndex;
-import dev.walkit.format.replay.Replayer;
 
 import java.io.IOException;
 
 /**
- * An etcd db's WAL form ({@link EtcdDbWal#emit}) replayed as it is made, with no file between: for a check of
- * the history by the rules (walverify), which needs no value read back. Each record becomes the {@link WalEntry}
- * its WAL form would read as, at the offset it would have there; the only value replay reads back is the
- * snapshot marker's count, kept here.
+ * A store's WAL form (an etcd db's, kine's: {@code EtcdDbWal.emit}, {@code KineHistoryWal.emit}) replayed as it is
+ * made, with no file between: for a check of the history by the rules (walverify), which needs no value read back.
+ * Each record becomes the {@link WalEntry} its WAL form would read as, at the offset it would have there; the only
+ * value replay reads back is the snapshot marker's count, kept here. An empty form is a store with no revision.
  */
-public final class EtcdDbReplay {
-    /** The replayed state and what the conversion found. */
-    public record Result(Replayer state, EtcdDbWal.Summary summary) {
+public final class FormReplay {
+    /** Gives a store's WAL form to a sink. */
+    @FunctionalInterface
+    public interface Form {
+        void emit(RecordSink sink) throws IOException;
     }
 
-    private EtcdDbReplay() {
+    private FormReplay() {
     }
 
-    public static Result run(EtcdDb db) throws IOException {
+    public static Replayer run(Form form) throws IOException {
         long[] offset = {0};
         long[] markerAt = {-1};
         byte[][] marker = {null};
         Replayer r = new Replayer(Replayer.Options.defaults(), (at, len) -> at == markerAt[0] ? marker[0] : new byte[len],
                 new Replayer.Listener() { }, new KeyIndex());
         TransactionGrouper g = new TransactionGrouper(r);
-        EtcdDbWal.Summary s = EtcdDbWal.emit(db, kv -> {
+        form.emit(kv -> {
             long at = offset[0];
             int length = RecordEncoder.recordLength(kv);
             offset[0] += length;
@@ -44,6 +45,6 @@ public final class EtcdDbReplay {
         });
         g.end();
         r.end(offset[0]);
-        return new Result(r, s);
+        return r;
     }
 }
