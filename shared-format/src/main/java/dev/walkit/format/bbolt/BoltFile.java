@@ -43,7 +43,7 @@ public final class BoltFile implements Closeable {
     }
 
     /** Pages are read through windows of this size, a few kept (most of a B+ tree's leaves lie in runs). */
-    private static final int WINDOW = 1 << 20;
+    public static final int WINDOW = 1 << 20;
     private static final int WINDOWS = 4;
 
     private final Path path;
@@ -190,8 +190,8 @@ public final class BoltFile implements Closeable {
             damage.add(new BoltDamage(id, at, "page " + id + " is past the end of the file (" + size + " bytes, " + size / ps + " pages)"));
             return null;
         }
-        ByteBuffer head = read(at, HEADER);
-        long overflow = head.getInt(12) & 0xffffffffL;
+        // The header through the windows, as the page: a read of its own for each page's 16 bytes was 190,000 reads of a 1.3 GB db.
+        long overflow = view(at, HEADER).getInt(12) & 0xffffffffL;
         long length = (overflow + 1) * ps;
         if (at + length > size || length > Integer.MAX_VALUE - 8) {
             damage.add(new BoltDamage(id, at, "page " + id + " claims " + overflow + " overflow page(s), past the end of the file"));
@@ -248,6 +248,11 @@ public final class BoltFile implements Closeable {
         elements(p, id, id * meta.pageSize(), depth, v, seen);
     }
 
+    /** A page's name in a finding (made only when there is one). */
+    private static String where(long id) {
+        return id > 0 ? "page " + id : "an inline page";
+    }
+
     private void elements(ByteBuffer p, long id, long at, int level, Visitor v, BitSet seen) throws IOException {
         if (p.limit() < HEADER) {
             damage.add(new BoltDamage(id, at, "an inline bucket of " + p.limit() + " bytes, shorter than a page header"));
@@ -256,9 +261,8 @@ public final class BoltFile implements Closeable {
         int flags = p.getShort(8) & 0xffff;
         int count = p.getShort(10) & 0xffff;
         int limit = p.limit();
-        String where = id > 0 ? "page " + id : "an inline page";
         if (HEADER + (long) count * ELEMENT > limit) {
-            damage.add(new BoltDamage(id, at, where + ": " + count + " elements do not fit in its " + limit + " bytes"));
+            damage.add(new BoltDamage(id, at, where(id) + ": " + count + " elements do not fit in its " + limit + " bytes"));
             return;
         }
         if ((flags & BRANCH) != 0 && seen != null) {
@@ -268,7 +272,7 @@ public final class BoltFile implements Closeable {
                 long pos = p.getInt(e) & 0xffffffffL;
                 long ksize = p.getInt(e + 4) & 0xffffffffL;
                 if (e + pos + ksize > limit) {
-                    damage.add(new BoltDamage(id, at, where + ": branch element " + i + "'s key runs past the page"));
+                    damage.add(new BoltDamage(id, at, where(id) + ": branch element " + i + "'s key runs past the page"));
                     continue;
                 }
                 walkPage(p.getLong(e + 8), level + 1, v, seen);
@@ -281,14 +285,14 @@ public final class BoltFile implements Closeable {
                 long ksize = p.getInt(e + 8) & 0xffffffffL;
                 long vsize = p.getInt(e + 12) & 0xffffffffL;
                 if (e + pos + ksize + vsize > limit) {
-                    damage.add(new BoltDamage(id, at, where + ": leaf element " + i + " (key " + ksize + " bytes, value " + vsize + " bytes) runs past the page"));
+                    damage.add(new BoltDamage(id, at, where(id) + ": leaf element " + i + " (key " + ksize + " bytes, value " + vsize + " bytes) runs past the page"));
                     continue;
                 }
                 int k = (int) (e + pos);
                 v.entry(p, k, (int) ksize, (int) (k + ksize), (int) vsize, (eflags & BUCKET_LEAF) != 0);
             }
         } else {
-            damage.add(new BoltDamage(id, at, where + ": flags " + String.format("0x%02x", flags) + ", not a branch or leaf page"));
+            damage.add(new BoltDamage(id, at, where(id) + ": flags " + String.format("0x%02x", flags) + ", not a branch or leaf page"));
         }
     }
 

@@ -118,7 +118,8 @@ public final class EtcdDb implements Closeable {
         }
         byte[] stored = new byte[32];
         try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(bolt.path())) {
-            ByteBuffer b = ByteBuffer.allocate(1 << 20);
+            // A direct buffer (read into a heap one, each read went through a second copy) of the windows' size (see BoltFile.WINDOW).
+            ByteBuffer b = ByteBuffer.allocateDirect(BoltFile.WINDOW);
             long at = 0;
             while (at < pages) {
                 b.clear().limit((int) Math.min(b.capacity(), pages - at));
