@@ -21,11 +21,16 @@ public final class RecordEncoder {
 
     /** Length of kv_bytes for {@code kv} in canonical form. */
     public static int kvLength(KeyValue kv) {
+        return kvLength(kv, kv.value().length);
+    }
+
+    /** Length of kv_bytes for {@code kv} with a value of {@code valueLength} bytes in place of its own. */
+    private static int kvLength(KeyValue kv, int valueLength) {
         int n = 1 + RecordLayout.KEY_LENGTH_VARINT_BYTES + kv.key().length;
         if (kv.createRevision() != 0) n += 1 + Varints.sizeOf(kv.createRevision());
         n += 1 + RecordLayout.MOD_REVISION_VARINT_BYTES;
         if (kv.version() != 0) n += 1 + Varints.sizeOf(kv.version());
-        if (kv.value().length != 0) n += 1 + Varints.sizeOf(kv.value().length) + kv.value().length;
+        if (valueLength != 0) n += 1 + Varints.sizeOf(valueLength) + valueLength;
         if (kv.lease() != 0) n += 1 + Varints.sizeOf(kv.lease());
         return n;
     }
@@ -33,6 +38,11 @@ public final class RecordEncoder {
     /** Whole record length for {@code kv}. */
     public static int recordLength(KeyValue kv) {
         return RecordLayout.OVERHEAD + kvLength(kv);
+    }
+
+    /** Whole record length for {@code kv} with a value of {@code valueLength} bytes in place of its own. */
+    public static int recordLength(KeyValue kv, int valueLength) {
+        return RecordLayout.OVERHEAD + kvLength(kv, valueLength);
     }
 
     /** Encodes {@code kv} as one record. */
@@ -47,9 +57,26 @@ public final class RecordEncoder {
      * {@link #recordLength}); returns the record length.
      */
     public int encode(KeyValue kv, ByteBuffer buf, int index) {
+        int kvLen = encodeFields(kv, kv.value(), kv.value().length, buf, index);
+        writeCrc(buf, index, kvLen, CrcRange.STANDARD);
+        return RecordLayout.OVERHEAD + kvLen;
+    }
+
+    /**
+     * Encodes {@code kv} at {@code index} of {@code buf} as {@link #encode} does, but for a value of
+     * {@code valueLength} bytes that is not written (the bytes there are left as they were) and with no CRC:
+     * the record as a replay by the rules reads it, which reads neither (a store's WAL form replayed as it is
+     * made, with its values never copied out). Returns the record length ({@link #recordLength(KeyValue, int)}).
+     */
+    public static int encodeWithoutValue(KeyValue kv, int valueLength, ByteBuffer buf, int index) {
+        return RecordLayout.OVERHEAD + encodeFields(kv, null, valueLength, buf, index);
+    }
+
+    /** The header and kv_bytes (all but the CRC); {@code value} null: its length only. Returns rec_len. */
+    private static int encodeFields(KeyValue kv, byte[] value, int valueLength, ByteBuffer buf, int index) {
         byte[] key = kv.key();
         if ((kv.flags() & Flags.RESERVED_MASK) != 0) throw new IllegalArgumentException("reserved flag bits set: " + kv.flags());
-        int kvLen = kvLength(kv);
+        int kvLen = kvLength(kv, valueLength);
         int kvStart = index + RecordLayout.KV_OFFSET;
         int i = kvStart;
         buf.put(i++, (byte) TAG_KEY);
@@ -70,11 +97,11 @@ public final class RecordEncoder {
             buf.put(i++, (byte) TAG_VERSION);
             i = Varints.putVarint(buf, i, kv.version());
         }
-        if (kv.value().length != 0) {
+        if (valueLength != 0) {
             buf.put(i++, (byte) TAG_VALUE);
-            i = Varints.putVarint(buf, i, kv.value().length);
-            buf.put(i, kv.value());
-            i += kv.value().length;
+            i = Varints.putVarint(buf, i, valueLength);
+            if (value != null) buf.put(i, value);
+            i += valueLength;
         }
         if (kv.lease() != 0) {
             buf.put(i++, (byte) TAG_LEASE);
@@ -85,8 +112,7 @@ public final class RecordEncoder {
         buf.putShort(index + RecordLayout.KEY_OFFSET_OFFSET, (short) RecordLayout.CANONICAL_KEY_OFFSET);
         buf.putShort(index + RecordLayout.MOD_REV_OFFSET_OFFSET, (short) modRevOffset);
         buf.putInt(index + RecordLayout.REC_LEN_OFFSET, kvLen);
-        writeCrc(buf, index, kvLen, CrcRange.STANDARD);
-        return RecordLayout.OVERHEAD + kvLen;
+        return kvLen;
     }
 
     /** (Re)writes the CRC of the record at {@code index} over {@code range}: STANDARD repairs a buggy one. */

@@ -2,8 +2,26 @@ package dev.walkit.format;
 
 import java.io.IOException;
 
-/** Where a store's WAL form goes, record by record in log order: a file ({@link WalWriter}) or replay itself. */
+/**
+ * Where a store's WAL form goes, record by record in log order: a file ({@link WalWriter}) or replay itself. A sink
+ * that reads no value ({@link #readsValues()} false: a replay by the rules) may be given a record's value length
+ * instead of its bytes ({@link #append(KeyValue, int)}), so that a store need not copy its values out.
+ */
 @FunctionalInterface
 public interface RecordSink {
     void append(KeyValue record) throws IOException;
+
+    /** Whether this sink reads values; when false, a store may give each record by {@link #append(KeyValue, int)}. */
+    default boolean readsValues() {
+        return true;
+    }
+
+    /**
+     * {@code record} (its value empty) standing for the same record with a value of {@code valueLength} bytes, which
+     * were not read. Only to a sink that does not {@link #readsValues()}.
+     */
+    default void append(KeyValue record, int valueLength) throws IOException {
+        if (valueLength != 0) throw new UnsupportedOperationException("this sink reads values: give it the record's value");
+        append(record);
+    }
 }

@@ -7,7 +7,6 @@ import dev.walkit.format.bbolt.BoltDamage;
 import dev.walkit.format.etcd.EtcdDb;
 import dev.walkit.format.etcd.EtcdDbWal;
 import dev.walkit.format.replay.FormReplay;
-import dev.walkit.format.replay.Replayer;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -33,13 +32,13 @@ final class EtcdDbVerify {
             if (level == VerifyLevel.SEMANTIC) {
                 // The WAL form replayed as it is made: no temporary file, no value read back.
                 EtcdDbWal.Summary[] sum = {null};
-                Replayer r = FormReplay.run(sink -> sum[0] = EtcdDbWal.emit(e, sink));
+                FormReplay.Result r = FormReplay.run(sink -> sum[0] = EtcdDbWal.emit(e, sink));
                 c[0] = sum[0].revisions();
                 c[1] = r.transactions();
                 c[2] = r.firstRevision();
                 c[3] = r.revision();
-                liveKeys = r.keys().liveCount();
-                tombstones = r.keys().tombstoneCount();
+                liveKeys = r.liveKeys();
+                tombstones = r.tombstones();
                 for (Finding x : r.findings()) {
                     findings.add(x);
                     l.finding(x);

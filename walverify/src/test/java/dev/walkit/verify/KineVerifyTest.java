@@ -47,6 +47,32 @@ class KineVerifyTest {
     }
 
     @Test
+    void aRowThatBreaksTheRulesIsReportedAtItsRevisionWhereverTheRowsWereReadTo() throws Exception {
+        // An update far into the history (past the rows read ahead on their own thread) marked created: a create of
+        // a live key, whose create_revision is then not the key's. The light replay stops there; the rows are read
+        // again and Replayer reports it, at that row's id.
+        Path db = dir.resolve("state.db");
+        new KineDbGenerator(KineDbGenerator.Options.of(3, 12_000)).write(db);
+        long id;
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
+             java.sql.Statement s = c.createStatement()) {
+            try (java.sql.ResultSet r = s.executeQuery("SELECT id FROM kine WHERE created = 0 AND deleted = 0 AND id > 9000"
+                    + " AND name NOT LIKE 'compact_rev_key%' AND name NOT LIKE 'gap-%' ORDER BY id LIMIT 1")) {
+                assertTrue(r.next(), "an update past row 9000");
+                id = r.getLong(1);
+            }
+            assertEquals(1, s.executeUpdate("UPDATE kine SET created = 1 WHERE id = " + id));
+        }
+        WalVerifyTest.Run r = WalVerifyTest.run("-w", "json", "--level", "semantic", db.toString());
+        assertEquals(3, r.exit(), r.out() + r.err());
+        JsonNode f = r.json().get("findings");
+        assertEquals(1, f.size(), r.out());
+        assertEquals("version-create-revision-mismatch", f.get(0).get("kind").asText(), r.out());
+        assertEquals(id, f.get(0).get("revision").asLong(), r.out());
+        assertTrue(r.json().get("records").asLong() > 9_500, "every row counted: " + r.out());
+    }
+
+    @Test
     void whatSqliteFindsIsDamage() throws Exception {
         Path db = dir.resolve("state.db");
         new KineDbGenerator(KineDbGenerator.Options.of(3, 2000)).write(db);

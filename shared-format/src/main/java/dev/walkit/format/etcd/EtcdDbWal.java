@@ -40,11 +40,15 @@ public final class EtcdDbWal {
         }
     }
 
-    /** Gives {@code db}'s WAL form, record by record, to {@code w}. */
+    /**
+     * Gives {@code db}'s WAL form, record by record, to {@code w}; to a sink that reads no value, each value's length
+     * only (none is copied out of the db).
+     */
     public static Summary emit(EtcdDb db, RecordSink w) throws IOException {
         long compact = db.compactRevision();
-        TreeMap<byte[], KeyValue> snapshot = new TreeMap<>(KeyIndex.KEY_ORDER);
-        List<KeyValue> pending = new ArrayList<>();
+        boolean values = w.readsValues();
+        TreeMap<byte[], Rec> snapshot = new TreeMap<>(KeyIndex.KEY_ORDER);
+        List<Rec> pending = new ArrayList<>();
         long[] counts = new long[3]; // revisions, transactions, last main
         long[] pendingMain = {-1};
         {
@@ -56,9 +60,12 @@ public final class EtcdDbWal {
                 if (failed[0] != null) return;
                 byte[] key = kv.key(page);
                 counts[0]++;
+                Rec r = tombstone ? new Rec(KeyValue.delete(key, main), 0)
+                        : new Rec(KeyValue.put(key, kv.createRevision(), main, kv.version(), values ? kv.value(page) : NO_VALUE, kv.lease()),
+                                kv.valueLength());
                 if (main <= compact) {
                     if (tombstone) snapshot.remove(key);
-                    else snapshot.put(key, KeyValue.put(key, kv.createRevision(), main, kv.version(), kv.value(page), kv.lease()));
+                    else snapshot.put(key, r);
                     return;
                 }
                 try {
@@ -70,8 +77,7 @@ public final class EtcdDbWal {
                         flush(w, pending, counts);
                         pendingMain[0] = main;
                     }
-                    pending.add(tombstone ? KeyValue.delete(key, main)
-                            : KeyValue.put(key, kv.createRevision(), main, kv.version(), kv.value(page), kv.lease()));
+                    pending.add(r);
                     counts[2] = main;
                 } catch (IOException e) {
                     failed[0] = e;
@@ -84,16 +90,25 @@ public final class EtcdDbWal {
         return new Summary(counts[0], counts[1], snapshot.size(), compact, Math.max(counts[2], compact));
     }
 
-    private static void writePrefix(RecordSink w, long compact, TreeMap<byte[], KeyValue> snapshot) throws IOException {
-        w.append(RecordEncoder.snapshotMarker(compact, snapshot.size()));
-        for (KeyValue kv : snapshot.values()) w.append(kv.withFlags(Flags.SNAPSHOT));
+    private static final byte[] NO_VALUE = new byte[0];
+
+    /** A record held until its transaction (or the prefix) is written: its value, or (to a sink that reads none) its length. */
+    private record Rec(KeyValue kv, int valueLength) {
+        void to(RecordSink w, int flags) throws IOException {
+            if (w.readsValues()) w.append(kv.withFlags(flags));
+            else w.append(kv.withFlags(flags), valueLength);
+        }
     }
 
-    private static void flush(RecordSink w, List<KeyValue> txn, long[] counts) throws IOException {
+    private static void writePrefix(RecordSink w, long compact, TreeMap<byte[], Rec> snapshot) throws IOException {
+        w.append(RecordEncoder.snapshotMarker(compact, snapshot.size()));
+        for (Rec r : snapshot.values()) r.to(w, Flags.SNAPSHOT);
+    }
+
+    private static void flush(RecordSink w, List<Rec> txn, long[] counts) throws IOException {
         for (int i = 0; i < txn.size(); i++) {
-            KeyValue kv = txn.get(i);
-            int flags = (kv.isDelete() ? Flags.DELETE : 0) | (i < txn.size() - 1 ? Flags.TXN_CONT : 0);
-            w.append(kv.withFlags(flags));
+            Rec r = txn.get(i);
+            r.to(w, (r.kv().isDelete() ? Flags.DELETE : 0) | (i < txn.size() - 1 ? Flags.TXN_CONT : 0));
         }
         if (!txn.isEmpty()) counts[1]++;
         txn.clear();

@@ -6,15 +6,13 @@ import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.RecordSink;
 import dev.walkit.format.WalWriter;
 import dev.walkit.format.replay.KeyIndex;
+import dev.walkit.format.replay.KeyVersions;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -31,15 +29,32 @@ public final class KineHistoryWal {
     public record Summary(long rows, long compactRevision, long snapshotKeys, long lastRevision) {
     }
 
-    static final String ROWS = "SELECT id, CAST(name AS BLOB), created, deleted, create_revision, lease, value FROM kine ORDER BY id";
+    /**
+     * kine's rows in id order: id, name, created and deleted as bits 0 and 1 of one column, create_revision, lease, the
+     * value. A column fewer is a native call fewer a row (the driver's calls are half the read).
+     */
+    static final String ROWS = "SELECT id, CAST(name AS BLOB), " + KineRows.FLAGS + ", create_revision, lease, value FROM kine ORDER BY id";
+    /**
+     * {@link #ROWS} with each value's length in bytes (from bit 2 of the flags column) in place of its bytes: SQLite
+     * reads a blob's from the row's header (length() of a text counts characters: one stored as text, which kine does
+     * not write, is measured as bytes).
+     */
+    static final String ROWS_VALUE_LENGTHS = "SELECT id, CAST(name AS BLOB), " + KineRows.FLAGS
+            + " | (ifnull(CASE typeof(value) WHEN 'text' THEN length(CAST(value AS BLOB)) ELSE length(value) END, 0) << 2),"
+            + " create_revision, lease FROM kine ORDER BY id";
+    private static final byte[] NO_VALUE = new byte[0];
 
     private KineHistoryWal() {
     }
 
-    /** The compact revision kine recorded (0: none). */
+    /**
+     * The compact revision kine recorded (0: none): compact_rev_key's latest row, found by kine's name index (the
+     * name as text, as kine writes it, or as a blob; a CAST of the column would read every row).
+     */
     static long compactRevision(KineDb db) throws SQLException {
         try (Statement s = db.connection().createStatement();
-             ResultSet r = s.executeQuery("SELECT prev_revision FROM kine WHERE CAST(name AS BLOB) = CAST('compact_rev_key' AS BLOB) ORDER BY id DESC LIMIT 1")) {
+             ResultSet r = s.executeQuery("SELECT prev_revision FROM kine WHERE name IN ('compact_rev_key', CAST('compact_rev_key' AS BLOB))"
+                     + " ORDER BY id DESC LIMIT 1")) {
             return r.next() ? r.getLong(1) : 0;
         }
     }
@@ -55,52 +70,54 @@ public final class KineHistoryWal {
         }
     }
 
-    /** Gives {@code db}'s WAL form, record by record, to {@code w}. */
+    /**
+     * Gives {@code db}'s WAL form, record by record, to {@code w}; to a sink that reads no value, each value's length
+     * only (SQLite then reads none).
+     */
     public static Summary emit(KineDb db, RecordSink w) throws IOException {
         try {
             long compact = compactRevision(db);
-            TreeMap<byte[], KeyValue> snapshot = new TreeMap<>(KeyIndex.KEY_ORDER);
-            Map<ByteBuffer, Long> versions = new HashMap<>();
+            TreeMap<byte[], Rec> snapshot = new TreeMap<>(KeyIndex.KEY_ORDER);
+            KeyVersions versions = new KeyVersions();
             long rows = 0;
             long last = compact;
             boolean prefixWritten = compact <= 0;
-            try (Statement s = db.connection().createStatement();
-                 ResultSet r = s.executeQuery(ROWS)) {
-                while (r.next()) {
-                    long id = r.getLong(1);
-                    byte[] key = r.getBytes(2);
-                    if (key == null || KineDb.internal(key)) continue;
-                    boolean created = r.getInt(3) != 0;
-                    boolean deleted = r.getInt(4) != 0;
-                    long create = created || r.getLong(5) == 0 ? id : r.getLong(5);
-                    long lease = r.getLong(6);
-                    byte[] value = r.getBytes(7);
-                    if (value == null) value = new byte[0];
-                    rows++;
-                    ByteBuffer k = ByteBuffer.wrap(key);
-                    if (id <= compact) {
-                        if (deleted) {
-                            snapshot.remove(key);
-                            versions.remove(k);
-                        } else {
-                            snapshot.put(key, KeyValue.put(key, create, id, 1, value, lease));
-                            versions.put(k, 1L);
+            boolean values = w.readsValues();
+            try (KineRows read = KineRows.start(db, values ? ROWS : ROWS_VALUE_LENGTHS, values)) {
+                for (KineRows.Batch b; (b = read.next()) != null; read.done(b)) {
+                    for (int i = 0; i < b.size; i++) {
+                        long id = b.id[i];
+                        byte[] key = b.name[i];
+                        if (key == null || KineDb.internal(key)) continue;
+                        boolean created = b.created[i];
+                        boolean deleted = b.deleted[i];
+                        long create = created || b.createRevision[i] == 0 ? id : b.createRevision[i];
+                        long lease = b.lease[i];
+                        byte[] value = values && b.value[i] != null ? b.value[i] : NO_VALUE;
+                        int valueLength = b.valueLength[i];
+                        rows++;
+                        if (id <= compact) {
+                            if (deleted) {
+                                snapshot.remove(key);
+                                versions.delete(key);
+                            } else {
+                                snapshot.put(key, new Rec(KeyValue.put(key, create, id, 1, value, lease), valueLength));
+                                versions.put(key, true);
+                            }
+                            continue;
                         }
-                        continue;
-                    }
-                    if (!prefixWritten) {
-                        writePrefix(w, compact, snapshot);
-                        prefixWritten = true;
-                    }
-                    last = id;
-                    if (deleted) {
-                        versions.remove(k);
-                        w.append(KeyValue.delete(key, id));
-                    } else {
-                        Long before = created ? null : versions.get(k);
-                        long version = before == null ? 1 : before + 1;
-                        versions.put(k, version);
-                        w.append(KeyValue.put(key, create, id, version, value, lease));
+                        if (!prefixWritten) {
+                            writePrefix(w, compact, snapshot);
+                            prefixWritten = true;
+                        }
+                        last = id;
+                        if (deleted) {
+                            versions.delete(key);
+                            w.append(KeyValue.delete(key, id));
+                        } else {
+                            long version = versions.put(key, created);
+                            new Rec(KeyValue.put(key, create, id, version, value, lease), valueLength).to(w, 0);
+                        }
                     }
                 }
                 if (!prefixWritten) writePrefix(w, compact, snapshot);
@@ -111,8 +128,17 @@ public final class KineHistoryWal {
         }
     }
 
-    private static void writePrefix(RecordSink w, long compact, TreeMap<byte[], KeyValue> snapshot) throws IOException {
+    private static void writePrefix(RecordSink w, long compact, TreeMap<byte[], Rec> snapshot) throws IOException {
         w.append(RecordEncoder.snapshotMarker(compact, snapshot.size()));
-        for (KeyValue kv : snapshot.values()) w.append(kv.withFlags(Flags.SNAPSHOT));
+        for (Rec r : snapshot.values()) r.to(w, Flags.SNAPSHOT);
+    }
+
+    /** A row's record: its value, or (to a sink that reads none) its length. */
+    private record Rec(KeyValue kv, int valueLength) {
+        void to(RecordSink w, int flags) throws IOException {
+            KeyValue k = flags == kv.flags() ? kv : kv.withFlags(flags);
+            if (w.readsValues()) w.append(k);
+            else w.append(k, valueLength);
+        }
     }
 }

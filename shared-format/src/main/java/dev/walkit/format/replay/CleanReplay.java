@@ -235,6 +235,7 @@ public final class CleanReplay implements SplitScan.Part {
         }
         transactions += later.transactions;
         if (later.transactions > 0) revision = later.revision;
+        if (firstTxnRevision < 0) firstTxnRevision = later.firstTxnRevision;
         joinedWith = later;
         return true;
     }
@@ -296,6 +297,11 @@ public final class CleanReplay implements SplitScan.Part {
     /** Records read (every record, as the damage map counts them). */
     public long records() {
         return records;
+    }
+
+    /** The revision of the first transaction applied after any snapshot prefix (as {@link Replayer#firstRevision()}), or -1. */
+    public long firstTransactionRevision() {
+        return firstTxnRevision;
     }
 
     public long firstRecordRevision() {

@@ -1,50 +1,158 @@
 package dev.walkit.format.replay;
 
 import dev.walkit.format.CrcRange;
+import dev.walkit.format.Finding;
 import dev.walkit.format.Flags;
+import dev.walkit.format.KeyValue;
 import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.RecordSink;
+import dev.walkit.format.RecordView;
 import dev.walkit.format.TransactionGrouper;
 import dev.walkit.format.WalEntry;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
 
 /**
  * A store's WAL form (an etcd db's, kine's: {@code EtcdDbWal.emit}, {@code KineHistoryWal.emit}) replayed as it is
- * made, with no file between: for a check of the history by the rules (walverify), which needs no value read back.
- * Each record becomes the {@link WalEntry} its WAL form would read as, at the offset it would have there; the only
- * value replay reads back is the snapshot marker's count, kept here. An empty form is a store with no revision.
+ * made, with no file between: for a check of the history by the rules (walverify), which reads no value, so the
+ * store copies none out ({@link RecordSink#readsValues()}). As for a WAL file (walverify's semantic level), the light
+ * replay ({@link CleanReplay}) takes the form first, each record encoded as its WAL form would read (all but the
+ * value's bytes and the CRC) into one reused buffer; at the first thing it would report, the form is made again and
+ * replayed by {@link Replayer}, the one place findings are made. So a clean store costs one light pass, and its
+ * report is the same either way. An empty form is a store with no revision.
  */
 public final class FormReplay {
-    /** Gives a store's WAL form to a sink. */
+    /** Gives a store's WAL form to a sink; called a second time when the light replay stops. */
     @FunctionalInterface
     public interface Form {
         void emit(RecordSink sink) throws IOException;
     }
 
+    /** What the replay found, as {@link Replayer} reports it. */
+    public record Result(long transactions, long firstRevision, long revision, long compactRevision, long liveKeys,
+            long tombstones, List<Finding> findings) {
+    }
+
     private FormReplay() {
     }
 
-    public static Replayer run(Form form) throws IOException {
+    public static Result run(Form form) throws IOException {
+        Light light = new Light();
+        try {
+            form.emit(light);
+        } catch (Stopped s) {
+            // The light replay met something to report: the full replay below reports it.
+        }
+        CleanReplay c = light.clean;
+        if (c.irregularity() == null && c.end()) {
+            return new Result(c.transactions(), c.firstTransactionRevision(), c.revision(), c.compactRevision(), c.liveCount(),
+                    c.tombstoneCount(), List.of());
+        }
+        Replayer r = full(form);
+        return new Result(r.transactions(), r.firstRevision(), r.revision(), r.compactRevision(), r.keys().liveCount(),
+                r.keys().tombstoneCount(), r.findings());
+    }
+
+    /** The form replayed by {@link Replayer}: every finding made. */
+    static Replayer full(Form form) throws IOException {
         long[] offset = {0};
         long[] markerAt = {-1};
         byte[][] marker = {null};
         Replayer r = new Replayer(Replayer.Options.defaults(), (at, len) -> at == markerAt[0] ? marker[0] : new byte[len],
                 new Replayer.Listener() { }, new KeyIndex());
         TransactionGrouper g = new TransactionGrouper(r);
-        form.emit(kv -> {
-            long at = offset[0];
-            int length = RecordEncoder.recordLength(kv);
-            offset[0] += length;
-            if (kv.key().length == 0 && (kv.flags() & Flags.SNAPSHOT) != 0) {
-                markerAt[0] = at;
-                marker[0] = kv.value();
+        form.emit(new RecordSink() {
+            @Override
+            public boolean readsValues() {
+                return false;
             }
-            g.accept(new WalEntry(at, length, kv.flags(), kv.modRevision(), kv.key(), kv.createRevision(), kv.version(), kv.lease(),
-                    at, kv.value().length, CrcRange.STANDARD));
+
+            @Override
+            public void append(KeyValue kv) {
+                if (isMarker(kv)) {
+                    markerAt[0] = offset[0];
+                    marker[0] = kv.value();
+                }
+                append(kv, kv.value().length);
+            }
+
+            @Override
+            public void append(KeyValue kv, int valueLength) {
+                long at = offset[0];
+                int length = RecordEncoder.recordLength(kv, valueLength);
+                offset[0] += length;
+                g.accept(new WalEntry(at, length, kv.flags(), kv.modRevision(), kv.key(), kv.createRevision(), kv.version(), kv.lease(),
+                        at, valueLength, CrcRange.STANDARD));
+            }
         });
         g.end();
         r.end(offset[0]);
         return r;
+    }
+
+    /** The only record whose value replay reads: the snapshot marker's count. */
+    private static boolean isMarker(KeyValue kv) {
+        return kv.key().length == 0 && (kv.flags() & Flags.SNAPSHOT) != 0;
+    }
+
+    /** The light replay's sink: each record encoded into one buffer and read through one view, nothing kept. */
+    private static final class Light implements RecordSink {
+        final CleanReplay clean = CleanReplay.whole();
+        private final RecordView view = new RecordView();
+        private final RecordEncoder encoder = new RecordEncoder();
+        /** Direct, as a mapped log's: the light replay's key reads were compiled for those (a heap buffer's byte reads cost a fifth more). */
+        private ByteBuffer buf = ByteBuffer.allocateDirect(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
+        private long offset;
+
+        @Override
+        public boolean readsValues() {
+            return false;
+        }
+
+        @Override
+        public void append(KeyValue kv) throws IOException {
+            if (!isMarker(kv)) {
+                append(kv, kv.value().length);
+                return;
+            }
+            int length = RecordEncoder.recordLength(kv);
+            room(length);
+            encoder.encode(kv, buf, 0);
+            take(length);
+        }
+
+        @Override
+        public void append(KeyValue kv, int valueLength) throws IOException {
+            int length = RecordEncoder.recordLength(kv, valueLength);
+            room(length);
+            RecordEncoder.encodeWithoutValue(kv, valueLength, buf, 0);
+            take(length);
+        }
+
+        private void room(int length) {
+            if (buf.capacity() < length) buf = ByteBuffer.allocateDirect(Math.max(length, buf.capacity() * 2)).order(ByteOrder.LITTLE_ENDIAN);
+        }
+
+        private void take(int length) throws Stopped {
+            if (!clean.accept(view.wrap(buf, 0, offset))) throw Stopped.INSTANCE;
+            offset += length;
+        }
+    }
+
+    /** Ends a form's emission early: the light replay stopped. */
+    private static final class Stopped extends IOException {
+        static final Stopped INSTANCE = new Stopped();
+
+        private Stopped() {
+            super("the light replay stopped", null);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
     }
 }

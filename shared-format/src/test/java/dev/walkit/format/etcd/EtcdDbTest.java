@@ -80,11 +80,10 @@ class EtcdDbTest {
                 assertEquals(fromFile.transactions(), direct.transactions());
                 assertEquals(fromFile.firstRevision(), direct.firstRevision());
                 assertEquals(List.of(), direct.findings());
+                assertEquals(fromFile.keys().liveCount(), direct.liveKeys());
+                assertEquals(fromFile.keys().tombstoneCount(), direct.tombstones());
                 List<String> a = new ArrayList<>();
-                List<String> b = new ArrayList<>();
-                for (var k : fromFile.keys().sorted()) a.add(new String(k.key(), StandardCharsets.UTF_8) + " " + k.live() + " " + k.createRevision() + " " + k.modRevision() + " " + k.version() + " " + k.lease());
-                for (var k : direct.keys().sorted()) b.add(new String(k.key(), StandardCharsets.UTF_8) + " " + k.live() + " " + k.createRevision() + " " + k.modRevision() + " " + k.version() + " " + k.lease());
-                assertEquals(a, b);
+                for (var k : fromFile.keys().sorted()) a.add(new String(k.key(), StandardCharsets.UTF_8) + " " + k.live());
                 assertEquals(8, a.size());
             }
         }

@@ -1,0 +1,150 @@
+package dev.walkit.format.replay;
+
+import dev.walkit.format.DamageKind;
+import dev.walkit.format.Finding;
+import dev.walkit.format.Flags;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.RecordEncoder;
+import dev.walkit.format.RecordSink;
+import dev.walkit.format.WalFile;
+import dev.walkit.format.WalWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * A store's WAL form replayed as it is made ({@link FormReplay}) says what the replay of the same form written to a
+ * file says: the light replay for a clean form (the form made once), {@link Replayer}'s findings at the same offsets
+ * for one with something to report (made again); given value lengths only, as given the values.
+ */
+class FormReplayTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] k(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] value(int n) {
+        byte[] v = new byte[n];
+        for (int i = 0; i < n; i++) v[i] = (byte) ('a' + i % 26);
+        return v;
+    }
+
+    /** A form: a snapshot prefix (compact revision 10, two keys), then transactions, one of two records. */
+    private static List<KeyValue> clean() {
+        List<KeyValue> f = new ArrayList<>();
+        f.add(RecordEncoder.snapshotMarker(10, 2));
+        f.add(KeyValue.put(k("/a"), 3, 7, 2, value(300), 0).withFlags(Flags.SNAPSHOT));
+        f.add(KeyValue.put(k("/b"), 9, 9, 1, value(5), 600).withFlags(Flags.SNAPSHOT));
+        f.add(KeyValue.put(k("/a"), 3, 11, 3, value(70_000), 0)); // longer than the light replay's first buffer
+        f.add(KeyValue.put(k("/c"), 12, 12, 1, value(0), 0).withFlags(Flags.TXN_CONT));
+        f.add(KeyValue.delete(k("/b"), 12).withFlags(Flags.DELETE));
+        f.add(KeyValue.put(k("/b"), 13, 13, 1, value(40), 300));
+        return f;
+    }
+
+    /** The form given as a store gives it: values to a sink that reads them, else lengths. Counts how often it is made. */
+    private static final class Form implements FormReplay.Form {
+        final List<KeyValue> records;
+        int made;
+
+        Form(List<KeyValue> records) {
+            this.records = records;
+        }
+
+        @Override
+        public void emit(RecordSink sink) throws IOException {
+            made++;
+            for (KeyValue kv : records) {
+                boolean marker = kv.key().length == 0;
+                if (sink.readsValues() || marker) sink.append(kv);
+                else sink.append(new KeyValue(kv.flags(), kv.key(), kv.createRevision(), kv.modRevision(), kv.version(), new byte[0], kv.lease()),
+                        kv.value().length);
+            }
+        }
+    }
+
+    /** The same form written as a WAL and replayed from the file. */
+    private Replayer fromFile(List<KeyValue> records) throws IOException {
+        Path p = dir.resolve("wal-" + System.nanoTime());
+        WalWriter w = WalWriter.create(p);
+        for (KeyValue kv : records) w.append(kv);
+        w.close();
+        ReaderOptions ro = ReaderOptions.defaults();
+        try (WalFile f = WalFile.open(p, ro.maxRecLen())) {
+            return Replay.run(f, ro, Replayer.Options.defaults(), null).state();
+        }
+    }
+
+    private static void assertSame(Replayer file, FormReplay.Result form) {
+        assertEquals(file.transactions(), form.transactions());
+        assertEquals(file.firstRevision(), form.firstRevision());
+        assertEquals(file.revision(), form.revision());
+        assertEquals(file.compactRevision(), form.compactRevision());
+        assertEquals(file.keys().liveCount(), form.liveKeys());
+        assertEquals(file.keys().tombstoneCount(), form.tombstones());
+        assertEquals(file.findings(), form.findings());
+    }
+
+    @Test
+    void aCleanFormIsTheLightReplayOfItsFileMadeOnce() throws Exception {
+        Form form = new Form(clean());
+        FormReplay.Result r = FormReplay.run(form);
+        assertSame(fromFile(clean()), r);
+        assertEquals(1, form.made);
+        assertEquals(List.of(), r.findings());
+        assertEquals(13, r.revision());
+        assertEquals(10, r.compactRevision());
+        assertEquals(11, r.firstRevision());
+        assertEquals(3, r.liveKeys()); // /a, /b (put again), /c
+    }
+
+    @Test
+    void aFormWithSomethingToReportIsMadeAgainAndReportedAtItsFileOffsets() throws Exception {
+        // /a's put at revision 11 says version 5, not 3: the light replay stops there, Replayer reports it.
+        List<KeyValue> bad = clean();
+        bad.set(3, KeyValue.put(k("/a"), 3, 11, 5, value(70_000), 0));
+        Form form = new Form(bad);
+        FormReplay.Result r = FormReplay.run(form);
+        Replayer file = fromFile(bad);
+        assertSame(file, r);
+        assertEquals(2, form.made);
+        Finding f = r.findings().get(0);
+        assertEquals(DamageKind.VERSION_MISMATCH, f.kind());
+        assertEquals(11, f.revision());
+        // The offset is the record's in the file: the marker, two snapshot records before it, each value's bytes counted.
+        long at = 0;
+        for (int i = 0; i < 3; i++) at += RecordEncoder.recordLength(bad.get(i));
+        assertEquals(at, f.offset());
+    }
+
+    @Test
+    void aFormThatEndsInsideATransactionIsReported() throws Exception {
+        List<KeyValue> open = new ArrayList<>(clean().subList(0, 5)); // ends with /c's TXN_CONT record
+        FormReplay.Result r = FormReplay.run(new Form(open));
+        assertSame(fromFile(open), r);
+        assertEquals(1, r.findings().size());
+    }
+
+    @Test
+    void anEmptyFormIsAStoreWithNoRevision() throws Exception {
+        FormReplay.Result r = FormReplay.run(new Form(List.of()));
+        assertEquals(new FormReplay.Result(0, -1, 0, 0, 0, 0, List.of()), r);
+    }
+
+    @Test
+    void aSinkThatReadsValuesIsNotGivenLengths() {
+        RecordSink file = kv -> { };
+        assertThrows(UnsupportedOperationException.class, () -> file.append(KeyValue.put(k("/a"), 1, 1, 1, new byte[0], 0), 10));
+    }
+}
