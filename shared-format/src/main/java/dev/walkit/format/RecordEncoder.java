@@ -10,9 +10,9 @@ import java.util.zip.CRC32C;
  * fields as shortest varints and only when non-zero / non-empty.
  */
 public final class RecordEncoder {
-    private static final int TAG_KEY = 0x0A;
+    static final int TAG_KEY = 0x0A;
     private static final int TAG_CREATE_REVISION = 0x10;
-    private static final int TAG_MOD_REVISION = 0x18;
+    static final int TAG_MOD_REVISION = 0x18;
     private static final int TAG_VERSION = 0x20;
     private static final int TAG_VALUE = 0x2A;
     private static final int TAG_LEASE = 0x30;
@@ -25,14 +25,23 @@ public final class RecordEncoder {
     }
 
     /** Length of kv_bytes for {@code kv} with a value of {@code valueLength} bytes in place of its own. */
-    private static int kvLength(KeyValue kv, int valueLength) {
+    static int kvLength(KeyValue kv, int valueLength) {
+        return valueAt(kv) + (valueLength != 0 ? 1 + Varints.sizeOf(valueLength) + valueLength : 0)
+                + (kv.lease() != 0 ? 1 + Varints.sizeOf(kv.lease()) : 0);
+    }
+
+    /** Where in kv_bytes the value field (its tag) starts in canonical form: after the key, create_revision, mod_revision and version. */
+    static int valueAt(KeyValue kv) {
         int n = 1 + RecordLayout.KEY_LENGTH_VARINT_BYTES + kv.key().length;
         if (kv.createRevision() != 0) n += 1 + Varints.sizeOf(kv.createRevision());
         n += 1 + RecordLayout.MOD_REVISION_VARINT_BYTES;
         if (kv.version() != 0) n += 1 + Varints.sizeOf(kv.version());
-        if (valueLength != 0) n += 1 + Varints.sizeOf(valueLength) + valueLength;
-        if (kv.lease() != 0) n += 1 + Varints.sizeOf(kv.lease());
         return n;
+    }
+
+    /** Offset of the mod_revision varint in kv_bytes in canonical form (the header's mod_rev_offset). */
+    static int modRevOffset(KeyValue kv) {
+        return 1 + RecordLayout.KEY_LENGTH_VARINT_BYTES + kv.key().length + (kv.createRevision() != 0 ? 1 + Varints.sizeOf(kv.createRevision()) : 0) + 1;
     }
 
     /** Whole record length for {@code kv}. */
@@ -57,26 +66,9 @@ public final class RecordEncoder {
      * {@link #recordLength}); returns the record length.
      */
     public int encode(KeyValue kv, ByteBuffer buf, int index) {
-        int kvLen = encodeFields(kv, kv.value(), kv.value().length, buf, index);
-        writeCrc(buf, index, kvLen, CrcRange.STANDARD);
-        return RecordLayout.OVERHEAD + kvLen;
-    }
-
-    /**
-     * Encodes {@code kv} at {@code index} of {@code buf} as {@link #encode} does, but for a value of
-     * {@code valueLength} bytes that is not written (the bytes there are left as they were) and with no CRC:
-     * the record as a replay by the rules reads it, which reads neither (a store's WAL form replayed as it is
-     * made, with its values never copied out). Returns the record length ({@link #recordLength(KeyValue, int)}).
-     */
-    public static int encodeWithoutValue(KeyValue kv, int valueLength, ByteBuffer buf, int index) {
-        return RecordLayout.OVERHEAD + encodeFields(kv, null, valueLength, buf, index);
-    }
-
-    /** The header and kv_bytes (all but the CRC); {@code value} null: its length only. Returns rec_len. */
-    private static int encodeFields(KeyValue kv, byte[] value, int valueLength, ByteBuffer buf, int index) {
         byte[] key = kv.key();
         if ((kv.flags() & Flags.RESERVED_MASK) != 0) throw new IllegalArgumentException("reserved flag bits set: " + kv.flags());
-        int kvLen = kvLength(kv, valueLength);
+        int kvLen = kvLength(kv);
         int kvStart = index + RecordLayout.KV_OFFSET;
         int i = kvStart;
         buf.put(i++, (byte) TAG_KEY);
@@ -97,11 +89,11 @@ public final class RecordEncoder {
             buf.put(i++, (byte) TAG_VERSION);
             i = Varints.putVarint(buf, i, kv.version());
         }
-        if (valueLength != 0) {
+        if (kv.value().length != 0) {
             buf.put(i++, (byte) TAG_VALUE);
-            i = Varints.putVarint(buf, i, valueLength);
-            if (value != null) buf.put(i, value);
-            i += valueLength;
+            i = Varints.putVarint(buf, i, kv.value().length);
+            buf.put(i, kv.value());
+            i += kv.value().length;
         }
         if (kv.lease() != 0) {
             buf.put(i++, (byte) TAG_LEASE);
@@ -112,7 +104,8 @@ public final class RecordEncoder {
         buf.putShort(index + RecordLayout.KEY_OFFSET_OFFSET, (short) RecordLayout.CANONICAL_KEY_OFFSET);
         buf.putShort(index + RecordLayout.MOD_REV_OFFSET_OFFSET, (short) modRevOffset);
         buf.putInt(index + RecordLayout.REC_LEN_OFFSET, kvLen);
-        return kvLen;
+        writeCrc(buf, index, kvLen, CrcRange.STANDARD);
+        return RecordLayout.OVERHEAD + kvLen;
     }
 
     /** (Re)writes the CRC of the record at {@code index} over {@code range}: STANDARD repairs a buggy one. */

@@ -118,7 +118,7 @@ public final class EtcdDb implements Closeable {
         }
         byte[] stored = new byte[32];
         try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(bolt.path())) {
-            // A direct buffer (read into a heap one, each read went through a second copy) of the windows' size (see BoltFile.WINDOW).
+            // A direct buffer (read into a heap one, each read went through a second copy) of the windows' size (BoltFile.WINDOW: why).
             ByteBuffer b = ByteBuffer.allocateDirect(BoltFile.WINDOW);
             long at = 0;
             while (at < pages) {

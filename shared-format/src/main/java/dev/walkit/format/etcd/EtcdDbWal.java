@@ -95,8 +95,9 @@ public final class EtcdDbWal {
     /** A record held until its transaction (or the prefix) is written: its value, or (to a sink that reads none) its length. */
     private record Rec(KeyValue kv, int valueLength) {
         void to(RecordSink w, int flags) throws IOException {
-            if (w.readsValues()) w.append(kv.withFlags(flags));
-            else w.append(kv.withFlags(flags), valueLength);
+            KeyValue k = flags == kv.flags() ? kv : kv.withFlags(flags); // most transactions are one record: as made
+            if (w.readsValues()) w.append(k);
+            else w.append(k, valueLength);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.walkit.format.KeyValue;
 import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.RecordSink;
 import dev.walkit.format.RecordView;
+import dev.walkit.format.StagedRecord;
 import dev.walkit.format.TransactionGrouper;
 import dev.walkit.format.WalEntry;
 
@@ -19,8 +20,8 @@ import java.util.List;
  * A store's WAL form (an etcd db's, kine's: {@code EtcdDbWal.emit}, {@code KineHistoryWal.emit}) replayed as it is
  * made, with no file between: for a check of the history by the rules (walverify), which reads no value, so the
  * store copies none out ({@link RecordSink#readsValues()}). As for a WAL file (walverify's semantic level), the light
- * replay ({@link CleanReplay}) takes the form first, each record encoded as its WAL form would read (all but the
- * value's bytes and the CRC) into one reused buffer; at the first thing it would report, the form is made again and
+ * replay ({@link CleanReplay}) takes the form first, each record staged as its WAL form would read ({@link StagedRecord}:
+ * the fields it reads from the buffer written, the others given as decoded, no value, no CRC); at the first thing it would report, the form is made again and
  * replayed by {@link Replayer}, the one place findings are made. So a clean store costs one light pass, and its
  * report is the same either way. An empty form is a store with no revision.
  */
@@ -98,13 +99,13 @@ public final class FormReplay {
         return kv.key().length == 0 && (kv.flags() & Flags.SNAPSHOT) != 0;
     }
 
-    /** The light replay's sink: each record encoded into one buffer and read through one view, nothing kept. */
+    /** The light replay's sink: each record staged in one buffer and read through one view, nothing kept. */
     private static final class Light implements RecordSink {
         final CleanReplay clean = CleanReplay.whole();
         private final RecordView view = new RecordView();
         private final RecordEncoder encoder = new RecordEncoder();
-        /** Direct, as a mapped log's: the light replay's key reads were compiled for those (a heap buffer's byte reads cost a fifth more). */
-        private ByteBuffer buf = ByteBuffer.allocateDirect(1 << 16).order(ByteOrder.LITTLE_ENDIAN);
+        private final StagedRecord staged = new StagedRecord();
+        private ByteBuffer buf = ByteBuffer.allocate(1 << 8).order(ByteOrder.LITTLE_ENDIAN);
         private long offset;
 
         @Override
@@ -126,16 +127,16 @@ public final class FormReplay {
 
         @Override
         public void append(KeyValue kv, int valueLength) throws IOException {
-            int length = RecordEncoder.recordLength(kv, valueLength);
-            room(length);
-            RecordEncoder.encodeWithoutValue(kv, valueLength, buf, 0);
-            take(length);
+            RecordView v = staged.stage(kv, valueLength, offset);
+            if (!clean.accept(v)) throw Stopped.INSTANCE;
+            offset += v.length();
         }
 
         private void room(int length) {
-            if (buf.capacity() < length) buf = ByteBuffer.allocateDirect(Math.max(length, buf.capacity() * 2)).order(ByteOrder.LITTLE_ENDIAN);
+            if (buf.capacity() < length) buf = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
         }
 
+        /** The record encoded at the buffer's start (the marker, whose value the light replay reads). */
         private void take(int length) throws Stopped {
             if (!clean.accept(view.wrap(buf, 0, offset))) throw Stopped.INSTANCE;
             offset += length;
