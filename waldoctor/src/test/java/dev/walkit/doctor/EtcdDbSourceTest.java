@@ -74,10 +74,21 @@ class EtcdDbSourceTest {
             etcdctl(txn.append("\n\n").toString(), "txn");
         }
         etcdctl("y".repeat(20_000), "put", "/registry/configmaps/kube-system/big");
+        // Runs the reader maps instead of reading through its 64 KiB windows: one of 25 pages, and shorter runs (leaves of
+        // two or three 24,000-byte values), some crossing a window's boundary. Each value says where its bytes are.
+        etcdctl(distinct(100_000, 'A'), "put", "/registry/configmaps/kube-system/huge");
+        for (int i = 0; i < 8; i++) etcdctl(distinct(24_000, (char) ('a' + i)), "put", "/registry/configmaps/kube-system/mid-" + i);
         etcdctl(null, "del", "/registry/events/ns3/", "--prefix");
         last = Etcdctl.revision(ep);
         snapshot = dir.resolve("snapshot.db");
         etcdctl(null, "snapshot", "save", snapshot.toString());
+    }
+
+    /** {@code n} characters that say where they are: {@code c} and the position, over and over. */
+    private static String distinct(int n, char c) {
+        StringBuilder b = new StringBuilder(n);
+        while (b.length() < n) b.append(c).append(b.length()).append(';');
+        return b.substring(0, n);
     }
 
     @AfterAll
@@ -112,6 +123,7 @@ class EtcdDbSourceTest {
             assertEquals(last, x.state().revision());
             for (long r = compact; r <= last; r++) assertEquals(served(r), answered(x, r), "revision " + r);
             assertEquals(20_000, x.get("/registry/configmaps/kube-system/big", last).value().length);
+            assertEquals(distinct(100_000, 'A'), new String(x.get("/registry/configmaps/kube-system/huge", last).value(), StandardCharsets.UTF_8));
             assertTrue(x.liveCount("/registry/events/", last) == 700, "800 events put, 100 deleted");
             assertTrue(x.state().findings().isEmpty(), "etcd's own history breaks no rule of the WAL's: " + x.state().findings());
             assertTrue(x.source().etcd().damage().isEmpty(), x.source().etcd().damage().toString());
@@ -130,11 +142,23 @@ class EtcdDbSourceTest {
             assertTrue(key.root() != 0, "the key bucket has pages of its own");
             assertEquals(dev.walkit.format.bbolt.BoltFile.BRANCH, b.pageHeader(key.root())[0], "its root is a branch page");
             boolean overflow = false;
-            for (long id = 2; id < b.size() / b.meta().pageSize(); id++) {
+            boolean longRun = false;
+            boolean crossing = false;
+            StringBuilder runs = new StringBuilder();
+            int ps = b.meta().pageSize();
+            long window = dev.walkit.format.bbolt.BoltFile.WINDOW;
+            for (long id = 2; id < b.size() / ps; id++) {
                 int[] h = b.pageHeader(id);
-                if (h[0] == dev.walkit.format.bbolt.BoltFile.LEAF && h[1] > 0) overflow = true;
+                if (h[0] != dev.walkit.format.bbolt.BoltFile.LEAF || h[1] == 0) continue;
+                overflow = true;
+                runs.append(id).append('+').append(h[1]).append(' ');
+                long end = (id + h[1] + 1) * ps;
+                if (end - id * ps > window) longRun = true;
+                else if (id * ps / window != (end - 1) / window) crossing = true;
             }
             assertTrue(overflow, "a leaf page with overflow pages (the 20,000-byte value)");
+            assertTrue(longRun, "a run longer than a window (the 100,000-byte value)");
+            assertTrue(crossing, "a run that crosses a window's boundary (a leaf of 24,000-byte values): " + runs);
             assertEquals(dev.walkit.format.etcd.EtcdDb.Trailer.SHA256_MATCHES, db.trailer());
         }
     }
