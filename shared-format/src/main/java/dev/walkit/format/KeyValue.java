@@ -21,6 +21,10 @@ public record KeyValue(int flags, byte[] key, long createRevision, long modRevis
         return new KeyValue(newFlags, key, createRevision, modRevision, version, value, lease);
     }
 
+    public KeyValue withVersion(long newVersion) {
+        return new KeyValue(flags, key, createRevision, modRevision, newVersion, value, lease);
+    }
+
     public boolean isDelete() {
         return Flags.isDelete(flags);
     }

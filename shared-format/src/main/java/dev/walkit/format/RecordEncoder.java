@@ -26,17 +26,18 @@ public final class RecordEncoder {
 
     /** Length of kv_bytes for {@code kv} with a value of {@code valueLength} bytes in place of its own. */
     static int kvLength(KeyValue kv, int valueLength) {
-        return valueAt(kv) + (valueLength != 0 ? 1 + Varints.sizeOf(valueLength) + valueLength : 0)
+        return kvLength(kv, kv.version(), valueLength);
+    }
+
+    /** Length of kv_bytes for {@code kv} with {@code version} and a value of {@code valueLength} bytes in place of its own. */
+    static int kvLength(KeyValue kv, long version, int valueLength) {
+        return valueAt(kv, version) + (valueLength != 0 ? 1 + Varints.sizeOf(valueLength) + valueLength : 0)
                 + (kv.lease() != 0 ? 1 + Varints.sizeOf(kv.lease()) : 0);
     }
 
     /** Where in kv_bytes the value field (its tag) starts in canonical form: after the key, create_revision, mod_revision and version. */
-    static int valueAt(KeyValue kv) {
-        int n = 1 + RecordLayout.KEY_LENGTH_VARINT_BYTES + kv.key().length;
-        if (kv.createRevision() != 0) n += 1 + Varints.sizeOf(kv.createRevision());
-        n += 1 + RecordLayout.MOD_REVISION_VARINT_BYTES;
-        if (kv.version() != 0) n += 1 + Varints.sizeOf(kv.version());
-        return n;
+    static int valueAt(KeyValue kv, long version) {
+        return modRevOffset(kv) + RecordLayout.MOD_REVISION_VARINT_BYTES + (version != 0 ? 1 + Varints.sizeOf(version) : 0);
     }
 
     /** Offset of the mod_revision varint in kv_bytes in canonical form (the header's mod_rev_offset). */

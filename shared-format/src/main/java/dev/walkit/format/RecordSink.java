@@ -17,6 +17,16 @@ public interface RecordSink {
     }
 
     /**
+     * Whether this sink counts versions (it keeps each key's state: a replay). A store that keeps none (kine) then
+     * gives each put after its snapshot prefix with version 0, and the sink gives it the version the rules expect: 1
+     * when it creates the key (its create_revision is its own revision) or the key is not live, else one more than
+     * the key's. To a sink that does not, the store counts them itself, by the same rule.
+     */
+    default boolean countsVersions() {
+        return false;
+    }
+
+    /**
      * {@code record} (its value empty) standing for the same record with a value of {@code valueLength} bytes, which
      * were not read. Only to a sink that does not {@link #readsValues()}.
      */

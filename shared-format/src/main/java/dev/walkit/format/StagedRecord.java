@@ -17,6 +17,11 @@ public final class StagedRecord {
 
     /** {@code kv} with a value of {@code valueLength} bytes (its own are not read), at {@code fileOffset} of the form. */
     public RecordView stage(KeyValue kv, int valueLength, long fileOffset) {
+        return stage(kv, kv.version(), valueLength, fileOffset);
+    }
+
+    /** {@link #stage(KeyValue, int, long)} with {@code version} in place of {@code kv}'s (a version counted by the replay). */
+    public RecordView stage(KeyValue kv, long version, int valueLength, long fileOffset) {
         byte[] key = kv.key();
         int modRevOffset = RecordEncoder.modRevOffset(kv);
         int kvStart = RecordLayout.KV_OFFSET;
@@ -28,7 +33,7 @@ public final class StagedRecord {
         buf.put(keyStart, key);
         buf.put(kvStart + modRevOffset - 1, (byte) RecordEncoder.TAG_MOD_REVISION);
         Varints.putOverlong8(buf, kvStart + modRevOffset, kv.modRevision());
-        int kvLen = RecordEncoder.kvLength(kv, valueLength);
+        int kvLen = RecordEncoder.kvLength(kv, version, valueLength);
         buf.put(RecordLayout.FLAGS_OFFSET, (byte) kv.flags());
         buf.putShort(RecordLayout.KEY_OFFSET_OFFSET, (short) RecordLayout.CANONICAL_KEY_OFFSET);
         buf.putShort(RecordLayout.MOD_REV_OFFSET_OFFSET, (short) modRevOffset);
@@ -44,11 +49,11 @@ public final class StagedRecord {
         f.modRevision = kv.modRevision();
         f.modRevOffset = modRevOffset;
         f.modRevBytes = RecordLayout.MOD_REVISION_VARINT_BYTES;
-        f.version = kv.version();
+        f.version = version;
         f.lease = kv.lease();
         f.valueLength = valueLength;
         // As the decoder gives it: where the value's bytes are, or kv_bytes' start without a value.
-        if (valueLength != 0) f.valueStart = kvStart + RecordEncoder.valueAt(kv) + 1 + Varints.sizeOf(valueLength);
+        if (valueLength != 0) f.valueStart = kvStart + RecordEncoder.valueAt(kv, version) + 1 + Varints.sizeOf(valueLength);
         view.markDecoded();
         return view;
     }

@@ -21,8 +21,9 @@ import java.util.TreeMap;
  * the compact revision (compact_rev_key's prev_revision) are what kine's compaction left: each key's latest
  * there, unless deleted, is the snapshot prefix; every row above it is a transaction of one record: a create
  * (created=1: create_revision is its id), an update (create_revision as stored), or a delete. kine keeps no
- * version: each key's is counted here from the first of its rows kept (1 at a create or in the prefix). The
- * lease is kine's lease column, the TTL in seconds (kine's lease ID is its TTL).
+ * version: each key's is counted from the first of its rows kept, 1 in the prefix, at a create (a row whose
+ * create_revision is its own id) or after a delete, one more at each update; by a sink that keeps each key's state
+ * (replay: {@link RecordSink#countsVersions}), else here by the same rule. The lease is kine's lease column, the TTL in seconds (kine's lease ID is its TTL).
  */
 public final class KineHistoryWal {
     /** What the conversion found. */
@@ -83,6 +84,7 @@ public final class KineHistoryWal {
             long last = compact;
             boolean prefixWritten = compact <= 0;
             boolean values = w.readsValues();
+            boolean counts = w.countsVersions(); // else counted here, by the same rule (RecordSink.countsVersions)
             try (KineRows read = KineRows.start(db, values ? ROWS : ROWS_VALUE_LENGTHS, values)) {
                 for (KineRows.Batch b; (b = read.next()) != null; read.done(b)) {
                     for (int i = 0; i < b.size; i++) {
@@ -99,10 +101,10 @@ public final class KineHistoryWal {
                         if (id <= compact) {
                             if (deleted) {
                                 snapshot.remove(key);
-                                versions.delete(key);
+                                if (!counts) versions.delete(key);
                             } else {
                                 snapshot.put(key, new Rec(KeyValue.put(key, create, id, 1, value, lease), valueLength));
-                                versions.put(key, true);
+                                if (!counts) versions.put(key, true);
                             }
                             continue;
                         }
@@ -112,10 +114,11 @@ public final class KineHistoryWal {
                         }
                         last = id;
                         if (deleted) {
-                            versions.delete(key);
+                            if (!counts) versions.delete(key);
                             w.append(KeyValue.delete(key, id));
                         } else {
-                            long version = versions.put(key, created);
+                            // A create is a row whose create_revision is its own id (kine's created, or none stored).
+                            long version = counts ? 0 : versions.put(key, create == id);
                             new Rec(KeyValue.put(key, create, id, version, value, lease), valueLength).to(w, 0);
                         }
                     }

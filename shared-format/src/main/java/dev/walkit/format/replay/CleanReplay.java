@@ -178,6 +178,17 @@ public final class CleanReplay implements SplitScan.Part {
         return true;
     }
 
+    /**
+     * The version of a put of {@code key} whose store keeps none ({@link dev.walkit.format.RecordSink#countsVersions}),
+     * by the rules: 1 at a create ({@code create == mod}) or when the key is not live, else one more than the key's.
+     * A whole log's replay only: the key is entered here if new, which a later part would take for its first record.
+     */
+    long countedVersion(byte[] key, long create, long mod) {
+        if (create == mod) return 1;
+        int ref = keys.find(ByteBuffer.wrap(key).order(java.nio.ByteOrder.LITTLE_ENDIAN), 0, key.length);
+        return keys.live(ref) ? keys.version(ref) + 1 : 1;
+    }
+
     /** Damage read: the fast path ends. */
     public boolean damage(long offset) {
         return irregular("damage at offset " + offset);

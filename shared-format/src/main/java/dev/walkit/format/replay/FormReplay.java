@@ -72,6 +72,11 @@ public final class FormReplay {
             }
 
             @Override
+            public boolean countsVersions() {
+                return true;
+            }
+
+            @Override
             public void append(KeyValue kv) {
                 if (isMarker(kv)) {
                     markerAt[0] = offset[0];
@@ -83,15 +88,31 @@ public final class FormReplay {
             @Override
             public void append(KeyValue kv, int valueLength) {
                 long at = offset[0];
-                int length = RecordEncoder.recordLength(kv, valueLength);
+                KeyValue k = counted(kv) ? kv.withVersion(countedVersion(r.keys().get(kv.key()), kv)) : kv;
+                int length = RecordEncoder.recordLength(k, valueLength);
                 offset[0] += length;
-                g.accept(new WalEntry(at, length, kv.flags(), kv.modRevision(), kv.key(), kv.createRevision(), kv.version(), kv.lease(),
+                g.accept(new WalEntry(at, length, k.flags(), k.modRevision(), k.key(), k.createRevision(), k.version(), k.lease(),
                         at, valueLength, CrcRange.STANDARD));
             }
         });
         g.end();
         r.end(offset[0]);
         return r;
+    }
+
+    /** A put whose version its sink counts ({@link RecordSink#countsVersions}): given with version 0. */
+    private static boolean counted(KeyValue kv) {
+        return kv.version() == 0 && (kv.flags() & (Flags.DELETE | Flags.SNAPSHOT)) == 0;
+    }
+
+    /**
+     * {@link CleanReplay#countedVersion}'s rule over {@link Replayer}'s state ({@code s}: the key's, null if never
+     * seen). A transaction's earlier records are not applied yet when a later one of the same key is given: a store
+     * that counts on this gives one record of a key a transaction (kine: a transaction a row).
+     */
+    private static long countedVersion(KeyState s, KeyValue kv) {
+        if (kv.createRevision() == kv.modRevision()) return 1;
+        return s != null && s.live() ? s.version() + 1 : 1;
     }
 
     /** The only record whose value replay reads: the snapshot marker's count. */
@@ -126,8 +147,14 @@ public final class FormReplay {
         }
 
         @Override
+        public boolean countsVersions() {
+            return true;
+        }
+
+        @Override
         public void append(KeyValue kv, int valueLength) throws IOException {
-            RecordView v = staged.stage(kv, valueLength, offset);
+            long version = counted(kv) ? clean.countedVersion(kv.key(), kv.createRevision(), kv.modRevision()) : kv.version();
+            RecordView v = staged.stage(kv, version, valueLength, offset);
             if (!clean.accept(v)) throw Stopped.INSTANCE;
             offset += v.length();
         }

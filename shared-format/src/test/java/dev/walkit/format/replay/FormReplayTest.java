@@ -136,6 +136,44 @@ class FormReplayTest {
         assertEquals(1, r.findings().size());
     }
 
+    /** The form as a store that keeps no version gives it (kine): every put after the prefix with version 0. */
+    private static List<KeyValue> uncounted(List<KeyValue> records) {
+        List<KeyValue> out = new ArrayList<>();
+        for (KeyValue kv : records) {
+            boolean put = (kv.flags() & (Flags.DELETE | Flags.SNAPSHOT)) == 0;
+            out.add(put ? kv.withVersion(0) : kv);
+        }
+        return out;
+    }
+
+    @Test
+    void versionsCountedByTheReplayAreTheOnesTheRulesExpect() throws Exception {
+        // /a (version 2 in the prefix) is put at 11 (3), /c created at 12 (1), /b deleted and created again at 13 (1).
+        Form form = new Form(uncounted(clean()));
+        FormReplay.Result r = FormReplay.run(form);
+        assertSame(fromFile(clean()), r);
+        assertEquals(1, form.made);
+        // The same when the full replay counts them: a later record breaks a rule.
+        List<KeyValue> bad = new ArrayList<>(clean());
+        bad.add(KeyValue.delete(k("/never"), 14).withFlags(Flags.DELETE));
+        Form again = new Form(uncounted(bad));
+        FormReplay.Result b = FormReplay.run(again);
+        assertSame(fromFile(bad), b);
+        assertEquals(2, again.made);
+        assertEquals(DamageKind.DELETE_OF_ABSENT_KEY, b.findings().get(0).kind());
+    }
+
+    @Test
+    void aCreateOfALiveKeyIsCountedAsOneAndReported() throws Exception {
+        // kine's created row for a key that is live: version 1, create_revision its own, both paths say so alike.
+        List<KeyValue> recreated = new ArrayList<>(clean());
+        recreated.add(KeyValue.put(k("/a"), 14, 14, 1, value(3), 0));
+        FormReplay.Result r = FormReplay.run(new Form(uncounted(recreated)));
+        assertSame(fromFile(recreated), r);
+        assertEquals(DamageKind.VERSION_MISMATCH, r.findings().get(0).kind());
+        assertEquals(14, r.findings().get(0).revision());
+    }
+
     @Test
     void anEmptyFormIsAStoreWithNoRevision() throws Exception {
         FormReplay.Result r = FormReplay.run(new Form(List.of()));
