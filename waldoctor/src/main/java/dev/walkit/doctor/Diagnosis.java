@@ -33,6 +33,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
     /**
      * What the log is: its file and what replay made of it. {@code store} is "wal" or "etcd-db"; for an etcd db,
      * {@code storeDetail} gives its own format's facts and {@code records} counts the revisions it holds.
+     * {@code nextLeaseId} is the WAL store's (it numbers leases in turn), -1 for another store.
      */
     public record Facts(String path, String format, long bytes, long records, long transactions, long firstRevision, long revision,
                         long compactRevision, long liveKeys, long tombstones, long leases, long nextLeaseId, String store, String storeDetail) {
@@ -143,7 +144,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             long records = etcd != null ? etcd.summary().revisions() : kine != null ? kine.rows() : x.records();
             Facts facts = new Facts(src.file().toString(), src.isWal() ? x.format().label() : store, bytes, records, s.transactions(),
                     s.firstRevision(), s.revision(), s.compactRevision(), s.keys().liveCount(), s.keys().tombstoneCount(),
-                    leaseCount, leases.nextLeaseId(), store, detail);
+                    leaseCount, src.isWal() ? leases.nextLeaseId() : -1, store, detail);
             List<Largest> big = largest.stream().map(k -> new Largest(new String(k.key(), StandardCharsets.UTF_8), k.valueLength())).toList();
             List<Long> tenths = java.util.Arrays.stream(writesPerDecile).boxed().toList();
             return new Diagnosis(facts, resources, big, tenths, x.damage(), s.findings(), x.dropped(), new ArrayList<>(uncertainKeys),

@@ -17,7 +17,7 @@ final class DiagnosisTable implements DiagnosisPrinter {
         new Table("field", "value").row("path", f.path()).row("format", f.format()).row("bytes", f.bytes())
                 .row("records", f.records()).row("transactions", f.transactions()).row("first revision", Revision.cell(f.firstRevision()))
                 .row("revision", f.revision()).row("compact revision", f.compactRevision()).row("live keys", f.liveKeys())
-                .row("tombstones", f.tombstones()).row("leases", f.leases()).row("next lease id", f.nextLeaseId())
+                .row("tombstones", f.tombstones()).row("leases", f.leases()).row("next lease id", f.nextLeaseId() >= 0 ? f.nextLeaseId() : "-")
                 .print(out);
         Table res = new Table("resource", "live keys", "live bytes", "writes");
         for (Diagnosis.Resource r : d.resources()) res.row(r.name(), r.liveKeys(), r.liveBytes(), r.writes());

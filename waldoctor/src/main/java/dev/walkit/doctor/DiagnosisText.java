@@ -22,8 +22,10 @@ final class DiagnosisText implements DiagnosisPrinter {
             out.printf("  %s: %s (%s), %,d bytes, %,d revisions, %,d transactions applied%n", f.path(),
                     f.store().equals("kine") ? "kine state.db" : "etcd db", f.storeDetail(), f.bytes(), f.records(), f.transactions());
         }
-        out.printf("  revisions %s..%d, compact revision %d; %,d live keys, %,d tombstones, %,d leases (next lease ID %d)%n",
-                Revision.text(f.firstRevision()), f.revision(), f.compactRevision(), f.liveKeys(), f.tombstones(), f.leases(), f.nextLeaseId());
+        // The next lease ID is the store's (it numbers leases in turn); etcd's IDs are not in turn, kine's are TTLs.
+        out.printf("  revisions %s..%d, compact revision %d; %,d live keys, %,d tombstones, %,d leases%s%n",
+                Revision.text(f.firstRevision()), f.revision(), f.compactRevision(), f.liveKeys(), f.tombstones(), f.leases(),
+                f.nextLeaseId() >= 0 ? " (next lease ID " + f.nextLeaseId() + ")" : "");
         out.printf("  writes by tenth of the revision range: %s%n", d.writesPerTenth());
         out.printf("== key space by resource%n");
         out.printf("  %-32s %10s %12s %10s%n", "resource", "live keys", "live bytes", "writes");

@@ -44,6 +44,12 @@ class StoreShellTest {
         WalDoctorTest.Run k = WalDoctorTest.run("diagnose", kine.toString());
         assertEquals(0, k.exit(), k.out() + k.err());
         assertTrue(k.out().contains(kine.resolve("state.db") + ": kine state.db (SQLite, "), k.out());
+        // The next lease ID is the WAL store's (it numbers leases in turn): not said of etcd's IDs or kine's TTLs.
+        assertTrue(!etcd.out().contains("next lease ID") && !k.out().contains("next lease ID"), etcd.out() + k.out());
+        assertTrue(etcd.out().contains(" leases\n") || etcd.out().contains(" leases" + System.lineSeparator()), etcd.out());
+        WalDoctorTest.Run kl = WalDoctorTest.run("leases", kine.toString());
+        assertEquals(0, kl.exit(), kl.out() + kl.err());
+        assertTrue(kl.out().contains("(kine: its TTL in seconds)") && !kl.out().contains("next lease ID"), kl.out());
         // A member directory whose db has no valid meta page: not a database, one line, exit 4.
         java.nio.file.Path empty = java.nio.file.Files.createDirectories(dir.resolve("broken/member/snap"));
         java.nio.file.Files.write(empty.resolve("db"), new byte[0]);
