@@ -54,7 +54,10 @@ final class EtcdDbVerify {
                 });
             }
             List<String> damage = new ArrayList<>();
-            for (BoltDamage d : e.damage()) damage.add(d.toString());
+            for (BoltDamage d : e.damage()) {
+                damage.add(d.toString());
+                l.storeDamage("etcd-db", d.toString());
+            }
             String detail = String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s)%s", e.bolt().meta().pageSize(),
                     e.bolt().meta().txid(), e.consistentIndex(), e.leases().size(),
                     e.trailer() == EtcdDb.Trailer.SHA256_MATCHES ? ", etcdctl snapshot's SHA-256 matches" : "");

@@ -34,6 +34,11 @@ final class JsonPrinter implements VerifyPrinter {
                 .field("meaning", Meaning.of(f.kind())).endObject();
     }
 
+    /** Damage of an etcd db's or kine db's own format (a --jsonl line; -w json's store_damage holds the details). */
+    static Json storeDamage(Json j, String store, String detail) {
+        return j.beginObject().field("type", "store_damage").field("store", store).field("detail", detail).endObject();
+    }
+
     /** The report: with the lists (-w json) or their counts only (--jsonl's last line). */
     static String summary(VerifyReport r, ExitCode code, boolean withLists) {
         Json j = new Json().beginObject().field("schema", WalVerify.SCHEMA);

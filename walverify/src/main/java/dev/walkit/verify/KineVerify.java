@@ -56,6 +56,7 @@ final class KineVerify {
                 damage = check.join(); // before the copy is deleted, whatever the replay met
             }
             for (Finding f : r.findings()) l.finding(f);
+            for (String d : damage) l.storeDamage("kine", d);
             String detail = String.format("SQLite, %d row(s); kine keeps no version: versions counted from the rows kept", sum[0].rows());
             long first = r.firstRevision();
             return new VerifyReport(stateDb, WalFormat.V2, level, Files.size(stateDb), sum[0].rows(), r.transactions(), first,

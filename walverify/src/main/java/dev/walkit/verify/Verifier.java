@@ -36,6 +36,10 @@ public final class Verifier {
         default void finding(Finding f) {
         }
 
+        /** Damage an etcd db's or kine db's own format shows (a bbolt page, what SQLite's check says), as a report line names it. */
+        default void storeDamage(String store, String detail) {
+        }
+
         /** Told the bytes of the file read as verification goes (a progress bar), or null for none. */
         default java.util.function.LongConsumer bytesRead() {
             return null;

@@ -105,6 +105,12 @@ public final class WalVerify implements Callable<Integer> {
                 out.println(JsonPrinter.finding(new Json(), f).toString());
                 out.flush();
             }
+
+            @Override
+            public void storeDamage(String store, String detail) {
+                out.println(JsonPrinter.storeDamage(new Json(), store, detail).toString());
+                out.flush();
+            }
         };
         // A bar on the terminal for a large file, with the human report only (never with JSON or in a pipe).
         long size;

@@ -46,10 +46,22 @@ class EtcdDbVerifyTest {
         WalVerifyTest.Run r = WalVerifyTest.run("-w", "json", p.toString());
         assertEquals(3, r.exit(), r.out() + r.err());
         assertEquals("page 3 at offset 12288: page 3: flags 0x00, not a branch or leaf page", r.json().get("store_damage").get(0).asText());
+        // The root's damage once, though the lookup of each bucket (key, meta, lease) meets it; the lost buckets named.
+        assertEquals(java.util.List.of("page 3 at offset 12288: page 3: flags 0x00, not a branch or leaf page",
+                "offset 20480: the snapshot's SHA-256 (its last 32 bytes, as etcdctl snapshot save writes it) does not match its pages: the file changed since it was saved",
+                "no 'key' bucket: not an etcd v3 database, or its root page is damaged"),
+                java.util.stream.StreamSupport.stream(r.json().get("store_damage").spliterator(), false).map(n -> n.asText()).toList());
         assertEquals("damaged", r.json().get("verdict").asText());
         WalVerifyTest.Run text = WalVerifyTest.run(p.toString());
         assertTrue(text.out().contains("  bbolt damage: page 3 at offset 12288: page 3: flags 0x00, not a branch or leaf page"), text.out());
         assertTrue(text.out().contains("`waldoctor diagnose " + p + "` for the report"), text.out());
+        // --jsonl: the damage as a line of its own before the summary, which counts it.
+        WalVerifyTest.Run lines = WalVerifyTest.run("--jsonl", p.toString());
+        assertEquals(3, lines.exit(), lines.out() + lines.err());
+        String[] l = lines.out().strip().split("\n");
+        assertEquals("{\"type\":\"store_damage\",\"store\":\"etcd-db\",\"detail\":\"page 3 at offset 12288: page 3: flags 0x00, not a branch or leaf page\"}", l[0]);
+        assertEquals(r.json().get("store_damage").size(), l.length - 1, "a line each: " + lines.out());
+        assertTrue(l[l.length - 1].contains("\"type\":\"summary\"") && l[l.length - 1].contains("\"damage_count\":" + (l.length - 1)), lines.out());
     }
 
     @Test

@@ -85,7 +85,11 @@ class KineVerifyTest {
         }
         WalVerifyTest.Run r = WalVerifyTest.run("-w", "json", db.toString());
         assertTrue(r.exit() == 3 || r.exit() == 4, r.out() + r.err());
-        if (r.exit() == 3) assertTrue(r.json().get("store_damage").get(0).asText().startsWith("SQLite quick_check"), r.out());
+        if (r.exit() == 3) {
+            assertTrue(r.json().get("store_damage").get(0).asText().startsWith("SQLite quick_check"), r.out());
+            WalVerifyTest.Run lines = WalVerifyTest.run("--jsonl", db.toString());
+            assertTrue(lines.out().startsWith("{\"type\":\"store_damage\",\"store\":\"kine\",\"detail\":\"SQLite quick_check"), lines.out());
+        }
         else assertTrue(r.err().contains(db + ": not a kine database"), r.err());
         assertTrue(!r.err().contains("Exception"), r.err());
     }

@@ -233,12 +233,13 @@ public final class EtcdDb implements Closeable {
 
     /** The bbolt damage, the trailer's mismatch, then the etcd-level damage (waits for the trailer's check). */
     public List<BoltDamage> damage() throws IOException {
-        List<BoltDamage> all = new ArrayList<>(bolt.damage());
+        // Each once: a damaged page on the way to several buckets (the root's) is met by each bucket's lookup.
+        java.util.LinkedHashSet<BoltDamage> all = new java.util.LinkedHashSet<>(bolt.damage());
         if (trailer() == Trailer.SHA256_DIFFERS) {
             all.add(new BoltDamage(-1, bolt.size() - 32, "the snapshot's SHA-256 (its last 32 bytes, as etcdctl snapshot save writes it) does not match its pages: the file changed since it was saved"));
         }
         all.addAll(damage);
-        return all;
+        return List.copyOf(all);
     }
 
     @Override
