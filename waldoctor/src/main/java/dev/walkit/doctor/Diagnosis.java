@@ -123,6 +123,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             if (etcd != null) {
                 for (var d : etcd.damage()) storeDamage.add(d.toString());
             }
+            if (x.source().kine() != null) storeDamage.addAll(x.source().kine().unreadable());
             verdict = Assessment.of(x.damage().stream().map(DamageLocator.Located::span).toList(), s.findings(), x.file().size())
                     .verdictWith(storeDamage.size());
             if (!x.source().isWal()) recommendForStore();
@@ -196,6 +197,9 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             } else {
                 next.add("what could be read is above; `waldoctor shell " + p + "` to look at it (get --rev, history, diff)");
                 if (x.source().etcd() != null) next.add("etcd's own copy: `etcdctl snapshot save` from a healthy member, or restore from a backup");
+                if (x.source().kine() != null) {
+                    next.add("SQLite's own salvage, on a copy with kine stopped: `sqlite3 " + p + " .recover | sqlite3 recovered.db`; or restore from a backup");
+                }
             }
         }
 

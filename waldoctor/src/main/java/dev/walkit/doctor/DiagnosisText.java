@@ -34,7 +34,7 @@ final class DiagnosisText implements DiagnosisPrinter {
         for (Diagnosis.Largest l : d.largest()) out.printf("  %,10d B  %s%n", l.bytes(), l.key());
         out.printf("== findings%n");
         if (d.damage().isEmpty() && d.findings().isEmpty() && d.storeDamage().isEmpty()) out.printf("  none: the log is healthy%n");
-        for (String x : d.storeDamage()) out.printf("  bbolt damage: %s%n", x);
+        for (String x : d.storeDamage()) out.printf("  %s damage: %s%n", f.store().equals("kine") ? "SQLite" : "bbolt", x);
         for (DamageLocator.Located l : d.damage()) {
             DamageSpan s = l.span();
             out.printf("  %s at offset %,d, %,d bytes, %s%n    %s%n    %s%n", s.kind().label(), s.offset(), s.length(), Revision.where(l.revisionBefore(), l.revisionAfter()), s.describe(),

@@ -34,7 +34,9 @@ final class KineVerify {
         try (Connection c = db.connectAgain(); Statement s = c.createStatement(); ResultSet r = s.executeQuery("PRAGMA quick_check")) {
             while (r.next()) {
                 String line = r.getString(1);
-                if (!"ok".equals(line)) damage.add("SQLite quick_check: " + line);
+                if ("ok".equals(line)) continue;
+                // One row may hold several lines, under a heading naming the database.
+                for (String one : line.split("\n")) if (!one.isBlank() && !one.startsWith("*** in database")) damage.add("SQLite quick_check: " + one.strip());
             }
         } catch (SQLException e) {
             damage.add("SQLite quick_check failed: " + e.getMessage());
@@ -56,6 +58,8 @@ final class KineVerify {
                 damage = check.join(); // before the copy is deleted, whatever the replay met
             }
             for (Finding f : r.findings()) l.finding(f);
+            damage = new ArrayList<>(damage);
+            damage.addAll(sum[0].unreadable()); // rows a damaged page of the table held: not replayed
             for (String d : damage) l.storeDamage("kine", d);
             String detail = String.format("SQLite, %d row(s); kine keeps no version: versions counted from the rows kept", sum[0].rows());
             long first = r.firstRevision();

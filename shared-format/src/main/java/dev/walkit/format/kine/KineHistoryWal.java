@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.TreeMap;
 
 /**
@@ -27,14 +29,19 @@ import java.util.TreeMap;
  */
 public final class KineHistoryWal {
     /** What the conversion found. */
-    public record Summary(long rows, long compactRevision, long snapshotKeys, long lastRevision) {
+    public record Summary(long rows, long compactRevision, long snapshotKeys, long lastRevision, List<String> unreadable) {
+        /** {@code unreadable}: the rows SQLite could not read (a damaged page of the table), each as a report line names them. */
+        public Summary {
+            unreadable = List.copyOf(unreadable);
+        }
     }
 
     /**
-     * kine's rows in id order: id, name, created and deleted as bits 0 and 1 of one column, create_revision, lease, the
+     * kine's rows in id order, from the id given, from the table itself (not an index): id, name, created and deleted as bits 0 and 1 of one column, create_revision, lease, the
      * value. A column fewer is a native call fewer a row (the driver's calls are half the read).
      */
-    static final String ROWS = "SELECT id, CAST(name AS BLOB), " + KineRows.FLAGS + ", create_revision, lease, value FROM kine ORDER BY id";
+    static final String ROWS = "SELECT id, CAST(name AS BLOB), " + KineRows.FLAGS + ", create_revision, lease, value FROM kine NOT INDEXED"
+            + " WHERE id >= ? ORDER BY id";
     /**
      * {@link #ROWS} with each value's length in bytes (from bit 2 of the flags column) in place of its bytes: SQLite
      * reads a blob's from the row's header (length() of a text counts characters: one stored as text, which kine does
@@ -42,7 +49,7 @@ public final class KineHistoryWal {
      */
     static final String ROWS_VALUE_LENGTHS = "SELECT id, CAST(name AS BLOB), " + KineRows.FLAGS
             + " | (ifnull(CASE typeof(value) WHEN 'text' THEN length(CAST(value AS BLOB)) ELSE length(value) END, 0) << 2),"
-            + " create_revision, lease FROM kine ORDER BY id";
+            + " create_revision, lease FROM kine NOT INDEXED WHERE id >= ? ORDER BY id";
     private static final byte[] NO_VALUE = new byte[0];
 
     private KineHistoryWal() {
@@ -83,6 +90,7 @@ public final class KineHistoryWal {
             long rows = 0;
             long last = compact;
             boolean prefixWritten = compact <= 0;
+            List<String> unreadable = new ArrayList<>();
             boolean values = w.readsValues();
             boolean counts = w.countsVersions(); // else counted here, by the same rule (RecordSink.countsVersions)
             try (KineRows read = KineRows.start(db, values ? ROWS : ROWS_VALUE_LENGTHS, values)) {
@@ -124,8 +132,9 @@ public final class KineHistoryWal {
                     }
                 }
                 if (!prefixWritten) writePrefix(w, compact, snapshot);
+                for (KineRows.Unreadable u : read.unreadable()) unreadable.add(u.toString());
             }
-            return new Summary(rows, compact, snapshot.size(), last);
+            return new Summary(rows, compact, snapshot.size(), last, unreadable);
         } catch (SQLException e) {
             throw new IOException(db.source() + ": not a kine database: " + e.getMessage(), e);
         }

@@ -1,9 +1,11 @@
 package dev.walkit.format.kine;
 
 import java.io.IOException;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 
@@ -41,6 +43,8 @@ final class KineRows implements AutoCloseable {
     private final Thread reader;
     private volatile boolean stopped;
     private volatile SQLException failed;
+    /** Written by the reader before its last batch; read after it (the queue orders the two). */
+    private final List<Unreadable> unreadable = new ArrayList<>();
     private boolean ended;
 
     private KineRows(KineDb db, String query, boolean values) {
@@ -51,7 +55,8 @@ final class KineRows implements AutoCloseable {
     }
 
     /**
-     * Starts reading {@code query}: id, name, {@link #FLAGS} (with {@code values} false, the value's length above
+     * Starts reading {@code query} (its one parameter: the id from which to read), a damaged page of the table
+     * read past ({@link #unreadable()}): id, name, {@link #FLAGS} (with {@code values} false, the value's length above
      * them, from bit 2), create_revision, lease, and with {@code values} the value.
      */
     static KineRows start(KineDb db, String query, boolean values) {
@@ -60,35 +65,81 @@ final class KineRows implements AutoCloseable {
         return rows;
     }
 
+    /**
+     * Rows SQLite could not read: those after id {@code after} ({@link Long#MIN_VALUE}: from the first) up to id
+     * {@code resumedAt}, where reading went on ({@code -1}: to the end), for SQLite's {@code reason}.
+     */
+    record Unreadable(long after, long resumedAt, String reason) {
+        @Override
+        public String toString() {
+            return "SQLite could not read kine's rows " + (after == Long.MIN_VALUE ? "from the first" : "after id " + after)
+                    + (resumedAt < 0 ? " to the end of the table" : " up to id " + resumedAt + ", where the read went on")
+                    + " (" + reason + "): a damaged page of the table";
+        }
+    }
+
+    /** SQLITE_CORRUPT: a page that is not what the b-tree says; the rest of the table may still be read. */
+    private static final int SQLITE_CORRUPT = 11;
+
     private void read(String query, boolean values) {
-        try (Statement s = db.connection().createStatement(); ResultSet r = s.executeQuery(query)) {
-            Batch b = free.take();
+        Batch b;
+        try {
+            b = free.take();
             b.size = 0;
-            while (!stopped && r.next()) {
-                int i = b.size++;
-                b.id[i] = r.getLong(1);
-                b.name[i] = r.getBytes(2);
-                long flags = r.getLong(3);
-                b.created[i] = (flags & 1) != 0;
-                b.deleted[i] = (flags & 2) != 0;
-                b.createRevision[i] = r.getLong(4);
-                b.lease[i] = r.getLong(5);
-                if (values) {
-                    byte[] v = r.getBytes(6);
-                    b.value[i] = v;
-                    b.valueLength[i] = v == null ? 0 : v.length;
-                } else {
-                    b.valueLength[i] = (int) (flags >>> 2);
-                }
-                if (b.size == Batch.ROWS) {
-                    full.put(b);
-                    b = free.take();
-                    b.size = 0;
+            long after = Long.MIN_VALUE; // the last id read
+            long from = Long.MIN_VALUE; // where the next read starts
+            while (!stopped) {
+                try (PreparedStatement s = db.connection().prepareStatement(query)) {
+                    // From the next id (id >= after + 1): a seek to the last id read ("id > after") reads its page
+                    // again, which may be the damaged one when the read failed at the page after it.
+                    s.setLong(1, from);
+                    try (ResultSet r = s.executeQuery()) {
+                        while (!stopped && r.next()) {
+                            int i = b.size;
+                            long id = r.getLong(1);
+                            b.id[i] = id;
+                            b.name[i] = r.getBytes(2);
+                            long flags = r.getLong(3);
+                            b.created[i] = (flags & 1) != 0;
+                            b.deleted[i] = (flags & 2) != 0;
+                            b.createRevision[i] = r.getLong(4);
+                            b.lease[i] = r.getLong(5);
+                            if (values) {
+                                byte[] v = r.getBytes(6);
+                                b.value[i] = v;
+                                b.valueLength[i] = v == null ? 0 : v.length;
+                            } else {
+                                b.valueLength[i] = (int) (flags >>> 2);
+                            }
+                            b.size = i + 1; // the row whole: a failure inside it leaves it out
+                            after = id;
+                            from = id + 1;
+                            if (b.size == Batch.ROWS) {
+                                full.put(b);
+                                b = free.take();
+                                b.size = 0;
+                            }
+                        }
+                    }
+                    break;
+                } catch (SQLException e) {
+                    if ((e.getErrorCode() & 0xff) != SQLITE_CORRUPT) {
+                        failed = e;
+                        break;
+                    }
+                    // A damaged page: what it held is lost to this read, the rest is read past it (as the WAL's
+                    // reader resyncs past damage).
+                    long resume = resumePoint(after);
+                    // A read that failed where a seek had found a row that reads: probe on past that row.
+                    if (resume >= 0 && resume < from) resume = resumePoint(from);
+                    Unreadable u = new Unreadable(after, resume, "SQLITE_CORRUPT: the database disk image is malformed");
+                    if (!unreadable.isEmpty() && unreadable.get(unreadable.size() - 1).after() == after) unreadable.set(unreadable.size() - 1, u);
+                    else unreadable.add(u);
+                    if (resume < 0) break;
+                    from = resume;
                 }
             }
             if (b.size > 0) full.put(b);
-        } catch (SQLException e) {
-            failed = e;
         } catch (InterruptedException e) {
             return; // closed: nobody takes what follows
         }
@@ -97,6 +148,59 @@ final class KineRows implements AutoCloseable {
         } catch (InterruptedException e) {
             // closed
         }
+    }
+
+    /**
+     * The first id past {@code after} from which the table reads again, or -1: seeks by id, the table's b-tree
+     * key (a seek into the damaged page fails, one past it lands on a page that reads), doubling the step until
+     * one reads, then halving back to the first that does.
+     */
+    private long resumePoint(long after) {
+        long failing = after; // a seek to just past it failed
+        long reading = -1;
+        long found = -1;
+        for (long step = 1; step > 0 && reading < 0; step <<= 1) {
+            long at = after + step;
+            if (at < after) break; // past the largest id
+            long r = firstFrom(at);
+            if (r == -2) failing = at;
+            else {
+                reading = at;
+                found = r;
+            }
+        }
+        if (reading < 0) return -1;
+        while (reading - failing > 1) {
+            long mid = failing + (reading - failing) / 2;
+            long r = firstFrom(mid);
+            if (r == -2) failing = mid;
+            else {
+                reading = mid;
+                found = r;
+            }
+        }
+        return found;
+    }
+
+    /** The first id at or after {@code at} whose row reads (from the table, not an index), -1 for none, -2 when the seek meets damage. */
+    private long firstFrom(long at) {
+        try (PreparedStatement s = db.connection().prepareStatement("SELECT id, name, value, old_value FROM kine NOT INDEXED WHERE id >= ? ORDER BY id LIMIT 1")) {
+            s.setLong(1, at);
+            try (ResultSet r = s.executeQuery()) {
+                if (!r.next()) return -1;
+                r.getBytes(2);
+                r.getBytes(3);
+                r.getBytes(4);
+                return r.getLong(1);
+            }
+        } catch (SQLException e) {
+            return -2;
+        }
+    }
+
+    /** What could not be read; complete once {@link #next()} has given null. */
+    List<Unreadable> unreadable() {
+        return unreadable;
     }
 
     /** The next batch in id order, or null after the last; the query's failure, if it failed. */
