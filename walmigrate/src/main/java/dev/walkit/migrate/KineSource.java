@@ -70,11 +70,19 @@ public final class KineSource implements KeySource {
             return new KineSource(stateDb, kine, ordered);
         } catch (SQLException e) {
             kine.close();
-            throw new IOException(stateDb + ": not a kine database: " + e.getMessage(), e);
+            throw new IOException(stateDb + (damaged(e) ? DAMAGED : ": not a kine database: " + e.getMessage()), e);
         } catch (RuntimeException e) {
             kine.close();
             throw e;
         }
+    }
+
+    /** As a damaged etcd db or WAL is refused: nothing is migrated from a table SQLite cannot read whole. */
+    private static final String DAMAGED = ": the kine db is damaged (SQLite: the database disk image is malformed): run waldoctor diagnose first";
+
+    /** SQLITE_CORRUPT: a page of the database is not what its b-tree says. */
+    private static boolean damaged(SQLException e) {
+        return (e.getErrorCode() & 0xff) == 11;
     }
 
     /** kine's own rows: not data. */
@@ -107,7 +115,7 @@ public final class KineSource implements KeySource {
         try {
             advance();
         } catch (SQLException e) {
-            throw new IllegalStateException(describe + ": read failed: " + e.getMessage(), e);
+            throw new IllegalStateException(describe + (damaged(e) ? DAMAGED : ": read failed: " + e.getMessage()), e);
         }
         return k;
     }

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** A kine source that is not a SQLite file: exit 4 and a line that says what it is. */
+/** A kine source that is not a SQLite file, or a damaged one: exit 4 and a line that says what it is; nothing written. */
 class KineSourceInputTest {
     @Test
     void aSourceThatIsNoSqliteFileIsExitFourWithOneLine(@TempDir Path dir) throws Exception {
@@ -19,5 +19,31 @@ class KineSourceInputTest {
         UnreachableTargetTest.Run m = UnreachableTargetTest.run("kine", "--sqlite", missing.toString(), "--dry-run");
         assertEquals(4, m.exit(), m.err());
         assertEquals("walmigrate: " + missing + ": no such SQLite file\n", m.err());
+    }
+
+    @Test
+    void aDamagedKineDbIsRefusedAndNothingIsWritten(@TempDir Path dir) throws Exception {
+        // A zeroed leaf page of kine's table, early or late: nothing is migrated from a table SQLite cannot read whole.
+        for (int fromEnd : new int[] {-1, 3}) {
+            Path db = dir.resolve("state-" + fromEnd + ".db");
+            new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(4, 3000)).write(db);
+            long page;
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
+                 java.sql.Statement s = c.createStatement();
+                 java.sql.ResultSet r = s.executeQuery("SELECT pageno FROM dbstat WHERE name = 'kine' AND pagetype = 'leaf' ORDER BY pageno "
+                         + (fromEnd < 0 ? "LIMIT 1 OFFSET 2" : "DESC LIMIT 1 OFFSET " + fromEnd))) {
+                org.junit.jupiter.api.Assertions.assertTrue(r.next());
+                page = r.getLong(1);
+            }
+            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(db.toFile(), "rw")) {
+                f.seek((page - 1) * 4096);
+                f.write(new byte[4096]);
+            }
+            Path out = dir.resolve("out-" + fromEnd);
+            UnreachableTargetTest.Run r = UnreachableTargetTest.run("kine", "--sqlite", db.toString(), "--out-wal", out.toString());
+            assertEquals(4, r.exit(), r.out() + r.err());
+            assertEquals("walmigrate: " + db + ": the kine db is damaged (SQLite: the database disk image is malformed): run waldoctor diagnose first\n", r.err());
+            org.junit.jupiter.api.Assertions.assertFalse(java.nio.file.Files.exists(out.resolve("wal")), "nothing written");
+        }
     }
 }
