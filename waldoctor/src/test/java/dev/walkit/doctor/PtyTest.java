@@ -23,6 +23,8 @@ class PtyTest {
         final java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
         final java.io.InputStream in;
         volatile boolean held;
+        /** Milliseconds between reads: a slow terminal, so the output drains slower than the command writes it. */
+        volatile int throttle;
 
         Reader(java.io.InputStream in) {
             this.in = in;
@@ -35,6 +37,7 @@ class PtyTest {
             try {
                 for (int n; ; ) {
                     while (held) Thread.sleep(10);
+                    if (throttle > 0) Thread.sleep(throttle);
                     if ((n = in.read(b)) < 0) break;
                     synchronized (captured) {
                         captured.write(b, 0, n);
@@ -86,7 +89,13 @@ class PtyTest {
             Thread.sleep(1500);
             type(in, "\u0003");
             Thread.sleep(500);
+            // Drained slowly at first (4 KiB each 10 ms): script(1), blocked on its output while held, passes the
+            // Ctrl-C on while the range still has most of its lines to write (drained at once, a loaded machine
+            // could see the range end first).
+            r.throttle = 10;
             r.held = false;
+            Thread.sleep(1500);
+            r.throttle = 0;
             type(in, "stats\r");
             Thread.sleep(1500);
             // Tab on thousands of events: only what every key there shares is inserted (pod-), not pod-0.… of the first 500.
