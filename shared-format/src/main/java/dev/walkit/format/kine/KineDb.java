@@ -121,6 +121,11 @@ public final class KineDb implements AutoCloseable {
         return source;
     }
 
+    /** The private copy of the database file (its -wal beside it). */
+    Path copy() {
+        return copyDir.resolve("state.db");
+    }
+
     /** The copy, and the connection to it, are gone afterwards. */
     @Override
     public void close() throws IOException {

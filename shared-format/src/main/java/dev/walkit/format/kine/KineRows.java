@@ -46,9 +46,14 @@ final class KineRows implements AutoCloseable {
     /** Written by the reader before its last batch; read after it (the queue orders the two). */
     private final List<Unreadable> unreadable = new ArrayList<>();
     private boolean ended;
+    /** How the table's pages were read: null when they gave every row, else why SQLite read (from where). */
+    private volatile String pageRead = "not yet";
 
-    private KineRows(KineDb db, String query, boolean values) {
+    private final boolean pagesFirst;
+
+    private KineRows(KineDb db, String query, boolean values, boolean pagesFirst) {
         this.db = db;
+        this.pagesFirst = pagesFirst;
         for (int i = 0; i < BATCHES; i++) free.add(new Batch());
         reader = new Thread(() -> read(query, values), "kine-rows");
         reader.setDaemon(true);
@@ -60,7 +65,12 @@ final class KineRows implements AutoCloseable {
      * them, from bit 2), create_revision, lease, and with {@code values} the value.
      */
     static KineRows start(KineDb db, String query, boolean values) {
-        KineRows rows = new KineRows(db, query, values);
+        return start(db, query, values, true);
+    }
+
+    /** {@link #start}; with {@code pagesFirst} false, every row read by SQLite (the pages' reader measured against it). */
+    static KineRows start(KineDb db, String query, boolean values, boolean pagesFirst) {
+        KineRows rows = new KineRows(db, query, values, pagesFirst);
         rows.reader.start();
         return rows;
     }
@@ -88,7 +98,35 @@ final class KineRows implements AutoCloseable {
             b.size = 0;
             long after = Long.MIN_VALUE; // the last id read
             long from = Long.MIN_VALUE; // where the next read starts
-            while (!stopped) {
+            // From the table's pages first; SQLite reads what they do not give (a row they do not take, damage).
+            String[] why = {null};
+            KineTable pages = pagesFirst ? KineTable.open(db, why) : null;
+            if (!pagesFirst) why[0] = "SQLite asked for";
+            boolean whole = false;
+            if (pages == null) {
+                pageRead = "not used: " + why[0];
+            } else {
+                try (pages) {
+                    while (!stopped && pages.cursor.next()) {
+                        int i = b.size;
+                        if (!pages.row(b, i, values)) break;
+                        long id = b.id[i];
+                        b.size = i + 1;
+                        after = id;
+                        from = id + 1;
+                        if (b.size == Batch.ROWS) {
+                            full.put(b);
+                            b = free.take();
+                            b.size = 0;
+                        }
+                    }
+                    whole = !stopped && pages.stopped() == null;
+                    pageRead = whole ? null : "stopped after id " + after + ": " + pages.stopped();
+                } catch (java.io.IOException e) {
+                    // closing a read-only mapping: nothing lost
+                }
+            }
+            while (!stopped && !whole) {
                 try (PreparedStatement s = db.connection().prepareStatement(query)) {
                     // From the next id (id >= after + 1): a seek to the last id read ("id > after") reads its page
                     // again, which may be the damaged one when the read failed at the page after it.
@@ -196,6 +234,11 @@ final class KineRows implements AutoCloseable {
         } catch (SQLException e) {
             return -2;
         }
+    }
+
+    /** null when every row came from the table's pages ({@link KineTable}), else why and from where SQLite read; complete once {@link #next()} has given null. */
+    String pageRead() {
+        return pageRead;
     }
 
     /** What could not be read; complete once {@link #next()} has given null. */
