@@ -47,6 +47,10 @@ public final class KineDb implements AutoCloseable {
         if (!Files.isRegularFile(stateDb)) {
             throw new IOException(stateDb + (Files.exists(stateDb) ? ": not a regular file (a FIFO, socket, device or directory)" : ": no such SQLite file"));
         }
+        // SQLite's start (its driver's classes and native library, 90 ms) beside the copy, not after it.
+        Thread warm = new Thread(KineDb::startSqlite, "sqlite-start");
+        warm.setDaemon(true);
+        warm.start();
         Path dir = Files.createTempDirectory(tool + "-kine-");
         try {
             Path copy = dir.resolve("state.db");
@@ -62,6 +66,15 @@ public final class KineDb implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             deleteTree(dir);
             throw e;
+        }
+    }
+
+    /** Loads SQLite (an in-memory database opened and closed); a failure is met again, and reported, by {@link #connect}. */
+    private static void startSqlite() {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite::memory:")) {
+            c.isValid(0);
+        } catch (SQLException | RuntimeException | LinkageError e) {
+            // connect() meets it and says what it is
         }
     }
 

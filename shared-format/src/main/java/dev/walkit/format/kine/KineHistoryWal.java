@@ -84,59 +84,81 @@ public final class KineHistoryWal {
      */
     public static Summary emit(KineDb db, RecordSink w) throws IOException {
         try {
-            long compact = compactRevision(db);
-            TreeMap<byte[], Rec> snapshot = new TreeMap<>(KeyIndex.KEY_ORDER);
-            KeyVersions versions = new KeyVersions();
-            long rows = 0;
-            long last = compact;
-            boolean prefixWritten = compact <= 0;
+            Rows e = new Rows(w, compactRevision(db));
             List<String> unreadable = new ArrayList<>();
-            boolean values = w.readsValues();
-            boolean counts = w.countsVersions(); // else counted here, by the same rule (RecordSink.countsVersions)
-            try (KineRows read = KineRows.start(db, values ? ROWS : ROWS_VALUE_LENGTHS, values)) {
+            try (KineRows read = KineRows.start(db, e.values ? ROWS : ROWS_VALUE_LENGTHS, e.values)) {
                 for (KineRows.Batch b; (b = read.next()) != null; read.done(b)) {
-                    for (int i = 0; i < b.size; i++) {
-                        long id = b.id[i];
-                        byte[] key = b.name[i];
-                        if (key == null || KineDb.internal(key)) continue;
-                        boolean created = b.created[i];
-                        boolean deleted = b.deleted[i];
-                        long create = created || b.createRevision[i] == 0 ? id : b.createRevision[i];
-                        long lease = b.lease[i];
-                        byte[] value = values && b.value[i] != null ? b.value[i] : NO_VALUE;
-                        int valueLength = b.valueLength[i];
-                        rows++;
-                        if (id <= compact) {
-                            if (deleted) {
-                                snapshot.remove(key);
-                                if (!counts) versions.delete(key);
-                            } else {
-                                snapshot.put(key, new Rec(KeyValue.put(key, create, id, 1, value, lease), valueLength));
-                                if (!counts) versions.put(key, true);
-                            }
-                            continue;
-                        }
-                        if (!prefixWritten) {
-                            writePrefix(w, compact, snapshot);
-                            prefixWritten = true;
-                        }
-                        last = id;
-                        if (deleted) {
-                            if (!counts) versions.delete(key);
-                            w.append(KeyValue.delete(key, id));
-                        } else {
-                            // A create is a row whose create_revision is its own id (kine's created, or none stored).
-                            long version = counts ? 0 : versions.put(key, create == id);
-                            new Rec(KeyValue.put(key, create, id, version, value, lease), valueLength).to(w, 0);
-                        }
-                    }
+                    for (int i = 0; i < b.size; i++) e.row(b, i);
                 }
-                if (!prefixWritten) writePrefix(w, compact, snapshot);
+                if (!e.prefixWritten) writePrefix(w, e.compact, e.snapshot);
                 for (KineRows.Unreadable u : read.unreadable()) unreadable.add(u.toString());
             }
-            return new Summary(rows, compact, snapshot.size(), last, unreadable);
+            return new Summary(e.rows, e.compact, e.snapshot.size(), e.last, unreadable);
         } catch (SQLException e) {
             throw new IOException(db.source() + ": not a kine database: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Rows to records, one call a row: a method of its own, compiled after a few thousand rows (as the body of the
+     * batch loop it ran interpreted until on-stack replacement).
+     */
+    private static final class Rows {
+        final RecordSink w;
+        final long compact;
+        final boolean values;
+        /** Else counted here, by the same rule (RecordSink.countsVersions). */
+        final boolean counts;
+        final TreeMap<byte[], Rec> snapshot = new TreeMap<>(KeyIndex.KEY_ORDER);
+        final KeyVersions versions = new KeyVersions();
+        long rows;
+        long last;
+        boolean prefixWritten;
+
+        Rows(RecordSink w, long compact) {
+            this.w = w;
+            this.compact = compact;
+            this.values = w.readsValues();
+            this.counts = w.countsVersions();
+            this.last = compact;
+            this.prefixWritten = compact <= 0;
+        }
+
+        void row(KineRows.Batch b, int i) throws IOException {
+            long id = b.id[i];
+            byte[] key = b.name[i];
+            if (key == null || KineDb.internal(key)) return;
+            boolean deleted = b.deleted[i];
+            long create = b.created[i] || b.createRevision[i] == 0 ? id : b.createRevision[i];
+            long lease = b.lease[i];
+            byte[] value = values && b.value[i] != null ? b.value[i] : NO_VALUE;
+            int valueLength = b.valueLength[i];
+            rows++;
+            if (id <= compact) {
+                if (deleted) {
+                    snapshot.remove(key);
+                    if (!counts) versions.delete(key);
+                } else {
+                    snapshot.put(key, new Rec(KeyValue.put(key, create, id, 1, value, lease), valueLength));
+                    if (!counts) versions.put(key, true);
+                }
+                return;
+            }
+            if (!prefixWritten) {
+                writePrefix(w, compact, snapshot);
+                prefixWritten = true;
+            }
+            last = id;
+            if (deleted) {
+                if (!counts) versions.delete(key);
+                w.append(KeyValue.delete(key, id));
+                return;
+            }
+            // A create is a row whose create_revision is its own id (kine's created, or none stored).
+            long version = counts ? 0 : versions.put(key, create == id);
+            KeyValue kv = KeyValue.put(key, create, id, version, value, lease);
+            if (values) w.append(kv);
+            else w.append(kv, valueLength);
         }
     }
 

@@ -92,6 +92,8 @@ public final class CleanReplay implements SplitScan.Part {
 
     /** Applies the next valid record; false (and {@link #irregularity()} set) when the fast path ends. */
     public boolean accept(RecordView v) {
+        int counted = countedRef;
+        countedRef = -1;
         if (irregularity != null) return false;
         long rev = v.revision();
         int flags = v.flags();
@@ -111,7 +113,7 @@ public final class CleanReplay implements SplitScan.Part {
             if (firstTxnRevision < 0) firstTxnRevision = rev;
         }
         ByteBuffer buf = v.buffer();
-        int ref = keys.find(buf, f.keyStart(), f.keyLength());
+        int ref = counted >= 0 ? counted : keys.find(buf, f.keyStart(), f.keyLength());
         boolean delete = Flags.isDelete(flags);
         if (part && keys.inserted()) {
             keys.first(ref, delete, rev, f.createRevision(), f.version());
@@ -182,12 +184,17 @@ public final class CleanReplay implements SplitScan.Part {
      * The version of a put of {@code key} whose store keeps none ({@link dev.walkit.format.RecordSink#countsVersions}),
      * by the rules: 1 at a create ({@code create == mod}) or when the key is not live, else one more than the key's.
      * A whole log's replay only: the key is entered here if new, which a later part would take for its first record.
+     * The next record given to {@link #accept} must be this put (its key is not looked up again).
      */
     long countedVersion(byte[] key, long create, long mod) {
-        if (create == mod) return 1;
         int ref = keys.find(ByteBuffer.wrap(key).order(java.nio.ByteOrder.LITTLE_ENDIAN), 0, key.length);
+        countedRef = ref; // the next record accepted is this key's: found once
+        if (create == mod) return 1;
         return keys.live(ref) ? keys.version(ref) + 1 : 1;
     }
+
+    /** The key {@link #countedVersion} found, for the record {@link #accept} takes next; -1 when none. */
+    private int countedRef = -1;
 
     /** Damage read: the fast path ends. */
     public boolean damage(long offset) {

@@ -21,23 +21,31 @@ import java.util.Arrays;
  */
 public final class SqlitePages implements Closeable {
     private static final byte[] MAGIC = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
-    /** Mappings of this many bytes (a multiple of every page size): a page never crosses one. */
-    private static final long CHUNK = 1L << 30;
+    /**
+     * The database file is read through a window of this many bytes (a multiple of every page size: a page never
+     * crosses one), read whole by one pread: a table's leaves lie mostly in runs, and a copy out of the page cache into
+     * a buffer that stays in the core's cache costs less than a mapping's page faults (as for bbolt's pages).
+     */
+    private static final int WINDOW = 1 << 16;
 
     private final FileChannel db;
     private final FileChannel walChannel;
-    private final ByteBuffer[] chunks;
+    private final long size;
+    private final ByteBuffer window = ByteBuffer.allocate(WINDOW);
+    /** Where the window starts in the file; -1 while empty. */
+    private long windowAt = -1;
+    private int windowBytes;
     private final ByteBuffer walMap;
     private final SqliteWal wal;
     private final int pageSize;
     private final int usableSize;
     private final int pageCount;
 
-    private SqlitePages(FileChannel db, FileChannel walChannel, ByteBuffer[] chunks, ByteBuffer walMap, SqliteWal wal,
+    private SqlitePages(FileChannel db, FileChannel walChannel, long size, ByteBuffer walMap, SqliteWal wal,
                         int pageSize, int usableSize, int pageCount) {
         this.db = db;
         this.walChannel = walChannel;
-        this.chunks = chunks;
+        this.size = size;
         this.walMap = walMap;
         this.wal = wal;
         this.pageSize = pageSize;
@@ -93,12 +101,7 @@ public final class SqlitePages implements Closeable {
             if (wal.databasePages() > 0) count = wal.databasePages();
             else if (h.getInt(28) != 0 && h.getInt(24) == h.getInt(92)) count = h.getInt(28);
             else count = (int) Math.min(filePages, Integer.MAX_VALUE);
-            ByteBuffer[] chunks = new ByteBuffer[(int) ((size + CHUNK - 1) / CHUNK)];
-            for (int i = 0; i < chunks.length; i++) {
-                long at = i * CHUNK;
-                chunks[i] = db.map(FileChannel.MapMode.READ_ONLY, at, Math.min(CHUNK, size - at));
-            }
-            return new SqlitePages(db, w, chunks, walMap, wal, pageSize, usable, count);
+            return new SqlitePages(db, w, size, walMap, wal, pageSize, usable, count);
         } catch (IOException | RuntimeException e) {
             db.close();
             if (w != null) w.close();
@@ -138,20 +141,36 @@ public final class SqlitePages implements Closeable {
     }
 
     /**
-     * Page {@code n} (from 1) as a big-endian buffer of {@link #pageSize()} bytes from index 0, or null when there is
-     * no such page (past the database, or the file ends before it).
+     * Copies page {@code n} into {@code dst} (at least {@link #pageSize()} bytes): false when there is no such page.
+     * A parser reads a page copied into an array several times as fast as through a mapped buffer's checked reads.
      */
-    public ByteBuffer page(long n) {
-        if (n < 1 || n > pageCount) return null;
+    public boolean read(long n, byte[] dst) {
+        if (n < 1 || n > pageCount) return false;
         long walAt = wal.offsetOf((int) n);
-        if (walAt >= 0) return walMap.slice((int) walAt, pageSize);
+        if (walAt >= 0) {
+            walMap.get((int) walAt, dst, 0, pageSize);
+            return true;
+        }
         long at = (n - 1) * pageSize;
-        int chunk = (int) (at / CHUNK);
-        if (chunk >= chunks.length) return null;
-        ByteBuffer c = chunks[chunk];
-        int in = (int) (at % CHUNK);
-        if (in + pageSize > c.capacity()) return null;
-        return c.slice(in, pageSize);
+        if (at + pageSize > size) return false;
+        long start = at - at % WINDOW;
+        if (start != windowAt) {
+            window.clear();
+            try {
+                while (window.hasRemaining() && db.read(window, start + window.position()) > 0) {
+                    // read on
+                }
+            } catch (IOException e) {
+                windowAt = -1;
+                return false;
+            }
+            windowAt = start;
+            windowBytes = window.position();
+        }
+        int in = (int) (at - start);
+        if (in + pageSize > windowBytes) return false;
+        System.arraycopy(window.array(), in, dst, 0, pageSize);
+        return true;
     }
 
     @Override

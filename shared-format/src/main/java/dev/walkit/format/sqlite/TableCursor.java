@@ -1,7 +1,5 @@
 package dev.walkit.format.sqlite;
 
-import java.nio.ByteBuffer;
-
 /**
  * A table's rows in rowid order, read from its b-tree's pages (sqlite.org/fileformat2.html §1.6, §2.1): interior
  * pages (type 0x05: a 12-byte header, cells of a 4-byte left child and a rowid varint, the right-most child at offset
@@ -28,7 +26,8 @@ public final class TableCursor {
     private final int usable;
     private final int maxLocal;
     private final int minLocal;
-    private final ByteBuffer[] stackPage = new ByteBuffer[MAX_DEPTH];
+    /** Each level's page, copied into an array of its own (made when first reached). */
+    private final byte[][] stackPage = new byte[MAX_DEPTH][];
     private final int[] stackCell = new int[MAX_DEPTH];
     private final int[] stackCount = new int[MAX_DEPTH];
     private final boolean[] stackLeaf = new boolean[MAX_DEPTH];
@@ -38,8 +37,10 @@ public final class TableCursor {
     private boolean ended;
     private boolean anyRow;
 
+    /** A page of an overflow chain. */
+    private byte[] overflow;
     // The current row.
-    private ByteBuffer page;
+    private byte[] page;
     private int payloadAt;
     private int local;
     private long payloadSize;
@@ -90,8 +91,9 @@ public final class TableCursor {
             stop("a child page " + n);
             return;
         }
-        ByteBuffer p = pages.page(n);
-        if (p == null) {
+        if (stackPage[depth] == null) stackPage[depth] = new byte[pages.pageSize()];
+        byte[] p = stackPage[depth];
+        if (!pages.read(n, p)) {
             stop("page " + n + " is past the database");
             return;
         }
@@ -99,18 +101,17 @@ public final class TableCursor {
             stop("more pages reached than the database holds (a cycle)");
             return;
         }
-        int t = Byte.toUnsignedInt(p.get(0));
+        int t = p[0] & 0xff;
         if (t != INTERIOR && t != LEAF) {
             stop("page " + n + " is of type " + t + ", not a table b-tree page");
             return;
         }
-        int count = Short.toUnsignedInt(p.getShort(3));
+        int count = u16(p, 3);
         int header = t == LEAF ? 8 : 12;
         if (header + 2L * count > usable) {
             stop("page " + n + " has " + count + " cells, more than it can hold");
             return;
         }
-        stackPage[depth] = p;
         stackCell[depth] = 0;
         stackCount[depth] = count;
         stackLeaf[depth] = t == LEAF;
@@ -122,13 +123,13 @@ public final class TableCursor {
         if (ended || stopped != null) return false;
         while (depth > 0) {
             int d = depth - 1;
-            ByteBuffer p = stackPage[d];
+            byte[] p = stackPage[d];
             int i = stackCell[d];
             int count = stackCount[d];
             if (stackLeaf[d]) {
                 if (i < count) {
                     stackCell[d] = i + 1;
-                    return cell(p, Short.toUnsignedInt(p.getShort(8 + 2 * i)), 8 + 2 * count);
+                    return cell(p, u16(p, 8 + 2 * i), 8 + 2 * count);
                 }
                 depth--;
                 continue;
@@ -137,11 +138,11 @@ public final class TableCursor {
                 stackCell[d] = i + 1;
                 long child;
                 if (i < count) {
-                    int cell = Short.toUnsignedInt(p.getShort(12 + 2 * i));
+                    int cell = u16(p, 12 + 2 * i);
                     if (cell < 12 + 2 * count || cell + 4 > usable) return stop("a cell pointer " + cell + " out of its page");
-                    child = Integer.toUnsignedLong(p.getInt(cell));
+                    child = u32(p, cell);
                 } else {
-                    child = Integer.toUnsignedLong(p.getInt(8));
+                    child = u32(p, 8);
                 }
                 push(child);
                 if (stopped != null) return false;
@@ -156,12 +157,12 @@ public final class TableCursor {
     private int varintLength;
 
     /** SQLite's varint at {@code i} (big-endian, 7 bits a byte, the ninth byte whole), its length in {@link #varintLength}, 0 when it runs past {@code limit}. */
-    private long varint(ByteBuffer p, int i, int limit) {
+    private long varint(byte[] p, int i, int limit) {
         long v = 0;
         varintLength = 0;
         for (int n = 0; n < 8; n++) {
             if (i + n >= limit) return -1;
-            int b = p.get(i + n);
+            int b = p[i + n];
             v = (v << 7) | (b & 0x7f);
             if (b >= 0) {
                 varintLength = n + 1;
@@ -170,10 +171,18 @@ public final class TableCursor {
         }
         if (i + 8 >= limit) return -1;
         varintLength = 9;
-        return (v << 8) | Byte.toUnsignedLong(p.get(i + 8));
+        return (v << 8) | (p[i + 8] & 0xff);
     }
 
-    private boolean cell(ByteBuffer p, int cell, int cellsEnd) {
+    private static int u16(byte[] p, int i) {
+        return ((p[i] & 0xff) << 8) | (p[i + 1] & 0xff);
+    }
+
+    private static long u32(byte[] p, int i) {
+        return ((long) (p[i] & 0xff) << 24) | ((p[i + 1] & 0xff) << 16) | ((p[i + 2] & 0xff) << 8) | (p[i + 3] & 0xff);
+    }
+
+    private boolean cell(byte[] p, int cell, int cellsEnd) {
         if (cell < cellsEnd || cell >= usable) return stop("a cell pointer " + cell + " out of its page");
         long size = varint(p, cell, usable);
         if (varintLength == 0 || size < 0) return stop("a cell runs off its page");
@@ -214,7 +223,7 @@ public final class TableCursor {
         payloadAt = i;
         local = keep;
         payloadSize = size;
-        firstOverflow = spills ? Integer.toUnsignedLong(p.getInt(i + keep)) : 0;
+        firstOverflow = spills ? u32(p, i + keep) : 0;
         rowid = id;
         anyRow = true;
         columns = n;
@@ -278,8 +287,8 @@ public final class TableCursor {
         long from = at[c];
         if (from + n <= local) {
             int o = payloadAt + (int) from;
-            long v = page.get(o); // the first byte signed
-            for (int k = 1; k < n; k++) v = (v << 8) | Byte.toUnsignedLong(page.get(o + k));
+            long v = page[o]; // the first byte signed
+            for (int k = 1; k < n; k++) v = (v << 8) | (page[o + k] & 0xff);
             return v;
         }
         byte[] b = new byte[n];
@@ -305,7 +314,7 @@ public final class TableCursor {
         int done = 0;
         if (from < local) {
             int n = (int) Math.min(dst.length, local - from);
-            page.get(payloadAt + (int) from, dst, 0, n);
+            System.arraycopy(page, payloadAt + (int) from, dst, 0, n);
             done = n;
         }
         if (done == dst.length) return true;
@@ -315,17 +324,18 @@ public final class TableCursor {
         int hops = 0;
         while (done < dst.length) {
             if (next < 2 || ++hops > pages.pageCount()) return stop("an overflow chain that breaks off (page " + next + ")");
-            ByteBuffer o = pages.page(next);
-            if (o == null) return stop("overflow page " + next + " is past the database");
+            if (overflow == null) overflow = new byte[pages.pageSize()];
+            byte[] o = overflow;
+            if (!pages.read(next, o)) return stop("overflow page " + next + " is past the database");
             if (skip >= per) {
                 skip -= per;
             } else {
                 int n = (int) Math.min(dst.length - done, per - skip);
-                o.get(4 + (int) skip, dst, done, n);
+                System.arraycopy(o, 4 + (int) skip, dst, done, n);
                 done += n;
                 skip = 0;
             }
-            next = Integer.toUnsignedLong(o.getInt(0));
+            next = u32(o, 0);
         }
         return true;
     }
