@@ -123,7 +123,11 @@ final class KineRows implements AutoCloseable {
                     whole = !stopped && pages.stopped() == null;
                     pageRead = whole ? null : "stopped after id " + after + ": " + pages.stopped();
                 } catch (java.io.IOException e) {
-                    // closing a read-only mapping: nothing lost
+                    // closing a read-only file: nothing lost
+                } catch (RuntimeException e) {
+                    // A fault of the pages' reader on pages it did not foresee: SQLite reads on from the last row whole.
+                    whole = false;
+                    pageRead = "stopped after id " + after + ": " + e;
                 }
             }
             while (!stopped && !whole) {
@@ -180,6 +184,9 @@ final class KineRows implements AutoCloseable {
             if (b.size > 0) full.put(b);
         } catch (InterruptedException e) {
             return; // closed: nobody takes what follows
+        } catch (RuntimeException e) {
+            // Not a silent end: the caller, waiting on the next batch, gets it as the read's failure.
+            failed = new SQLException("reading kine's rows failed: " + e, e);
         }
         try {
             full.put(END);

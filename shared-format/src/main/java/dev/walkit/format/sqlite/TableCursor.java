@@ -305,8 +305,25 @@ public final class TableCursor {
             stop("a column of " + len + " bytes");
             return null;
         }
+        // Never allocated from an untrusted length: bytes past the page only once the overflow chain is seen to hold them.
+        long end = at[c] + len;
+        if (end > local && !chainHolds(end - local)) return null;
         byte[] b = new byte[(int) len];
         return copy(at[c], b) ? b : null;
+    }
+
+    /** Whether the overflow chain runs for at least {@code bytes} bytes (its pages read, nothing allocated); else stopped. */
+    private boolean chainHolds(long bytes) {
+        if (overflow == null) overflow = new byte[pages.pageSize()];
+        long next = firstOverflow;
+        int per = usable - 4;
+        int hops = 0;
+        for (long have = 0; have < bytes; have += per) {
+            if (next < 2 || ++hops > pages.pageCount()) return stop("an overflow chain that breaks off (page " + next + ")");
+            if (!pages.read(next, overflow)) return stop("overflow page " + next + " is past the database");
+            next = u32(overflow, 0);
+        }
+        return true;
     }
 
     /** Copies payload bytes from {@code from} into all of {@code dst}: from the page, then the overflow pages. */

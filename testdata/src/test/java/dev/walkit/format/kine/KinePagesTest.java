@@ -180,6 +180,70 @@ class KinePagesTest {
         }
     }
 
+    /**
+     * Fuzz: bytes of a kine db overwritten at random (in the table's pages and anywhere), 120 files: each read ends, in
+     * rows in rising id order or in a one-line refusal (an IOException), never in an unchecked exception or a hang;
+     * where the pages' reader stopped, SQLite read on (its reason recorded). Seeded: a failure names its round.
+     */
+    @Test
+    void randomDamageEndsInRowsOrARefusalNeverAFaultOrAHang() throws Exception {
+        Path clean = Files.createDirectories(dir.resolve("clean")).resolve("state.db");
+        new KineDbGenerator(new KineDbGenerator.Options(9, 1500, false, false, 0, 40_000, "")).write(clean);
+        byte[] bytes = Files.readAllBytes(clean);
+        java.util.Random rnd = new java.util.Random(21);
+        int stoppedEarly = 0;
+        for (int round = 0; round < 120; round++) {
+            byte[] b = bytes.clone();
+            int writes = 1 + rnd.nextInt(8);
+            for (int w = 0; w < writes; w++) {
+                // A page's header and cell pointers (the tree's shape), a cell's first bytes (its payload's size, its
+                // rowid, its record's header), or anywhere past page 1.
+                int page = 1 + rnd.nextInt(b.length / 4096 - 1);
+                int base = page * 4096;
+                int at = switch (rnd.nextInt(3)) {
+                    case 0 -> base + rnd.nextInt(32);
+                    case 1 -> {
+                        int cells = ((b[base + 3] & 0xff) << 8) | (b[base + 4] & 0xff);
+                        int header = b[base] == 0x05 ? 12 : 8;
+                        int ptr = base + header + 2 * rnd.nextInt(Math.max(1, Math.min(cells, 100)));
+                        int cell = ((b[ptr] & 0xff) << 8) | (b[ptr + 1] & 0xff);
+                        yield base + Math.min(4095, cell + rnd.nextInt(6));
+                    }
+                    default -> base + rnd.nextInt(4096);
+                };
+                b[at] = (byte) (rnd.nextBoolean() ? rnd.nextInt(256) : b[at] ^ (1 << rnd.nextInt(8)));
+            }
+            Path db = Files.createDirectories(dir.resolve("f" + round)).resolve("state.db");
+            Files.write(db, b);
+            final int r = round;
+            for (boolean values : new boolean[] {true, false}) {
+                Read read;
+                try {
+                    read = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30), () -> read(db, values, true),
+                            "round " + r);
+                } catch (Exception e) { // rethrown as it was by the timeout's thread
+                    if (!(e instanceof java.io.IOException || e instanceof java.sql.SQLException)) throw e;
+                    for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+                        if (c instanceof RuntimeException) throw new AssertionError("round " + r + ": a fault, not a refusal: " + e, e);
+                    }
+                    continue; // refused whole, in a sentence (SQLite's own failure)
+                }
+                // The pages' rows rise (rowids out of order stop it); SQLite's, read on past damage, are as it gives them.
+                long pagesTo = read.pageRead() == null ? Long.MAX_VALUE : Long.parseLong(read.pageRead().split(" ")[3].replace(":", ""));
+                long last = Long.MIN_VALUE;
+                for (String row : read.rows()) {
+                    long id = Long.parseLong(row.substring(0, row.indexOf(' ')));
+                    if (last >= pagesTo) break;
+                    assertTrue(id > last, "round " + r + ": ids rise: " + id + " after " + last + " (" + read.pageRead() + ")");
+                    last = id;
+                }
+                if (read.pageRead() != null) stoppedEarly++;
+            }
+        }
+        assertTrue(stoppedEarly > 0, "some damage stopped the pages' reader");
+        Files.delete(clean);
+    }
+
     @Test
     void aZeroedLeafPageStopsThePagesReaderThereAndSqliteReadsPastIt() throws Exception {
         Path db = dir.resolve("state.db");
