@@ -110,15 +110,9 @@ final class KineRows implements AutoCloseable {
                     while (!stopped && pages.cursor.next()) {
                         int i = b.size;
                         if (!pages.row(b, i, values)) break;
-                        long id = b.id[i];
-                        b.size = i + 1;
-                        after = id;
-                        from = id + 1;
-                        if (b.size == Batch.ROWS) {
-                            full.put(b);
-                            b = free.take();
-                            b.size = 0;
-                        }
+                        after = b.id[i];
+                        from = after + 1;
+                        b = taken(b);
                     }
                     whole = !stopped && pages.stopped() == null;
                     pageRead = whole ? null : "stopped after id " + after + ": " + pages.stopped();
@@ -153,14 +147,9 @@ final class KineRows implements AutoCloseable {
                             } else {
                                 b.valueLength[i] = (int) (flags >>> 2);
                             }
-                            b.size = i + 1; // the row whole: a failure inside it leaves it out
                             after = id;
                             from = id + 1;
-                            if (b.size == Batch.ROWS) {
-                                full.put(b);
-                                b = free.take();
-                                b.size = 0;
-                            }
+                            b = taken(b); // the row whole: a failure inside it leaves it out
                         }
                     }
                     break;
@@ -193,6 +182,15 @@ final class KineRows implements AutoCloseable {
         } catch (InterruptedException e) {
             // closed
         }
+    }
+
+    /** The row at {@code b.size} taken into {@code b}; a full batch handed on and the next (emptied) returned. */
+    private Batch taken(Batch b) throws InterruptedException {
+        if (++b.size < Batch.ROWS) return b;
+        full.put(b);
+        Batch next = free.take();
+        next.size = 0;
+        return next;
     }
 
     /**
