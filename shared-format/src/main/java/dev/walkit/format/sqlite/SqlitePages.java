@@ -162,6 +162,7 @@ public final class SqlitePages implements Closeable {
                 }
             } catch (IOException e) {
                 windowAt = -1;
+                readError = e.toString();
                 return false;
             }
             windowAt = start;
@@ -172,6 +173,13 @@ public final class SqlitePages implements Closeable {
         System.arraycopy(window.array(), in, dst, 0, pageSize);
         return true;
     }
+
+    /** Why {@code page}, which {@link #read} did not give, is not there: past the database, or the read's failure. */
+    public String missing(long page) {
+        return readError != null ? "page " + page + " could not be read: " + readError : "page " + page + " is past the database";
+    }
+
+    private String readError;
 
     @Override
     public void close() throws IOException {

@@ -94,7 +94,7 @@ public final class TableCursor {
         if (stackPage[depth] == null) stackPage[depth] = new byte[pages.pageSize()];
         byte[] p = stackPage[depth];
         if (!pages.read(n, p)) {
-            stop("page " + n + " is past the database");
+            stop(pages.missing(n));
             return;
         }
         if (++pagesVisited > pages.pageCount()) {
@@ -320,7 +320,7 @@ public final class TableCursor {
         int hops = 0;
         for (long have = 0; have < bytes; have += per) {
             if (next < 2 || ++hops > pages.pageCount()) return stop("an overflow chain that breaks off (page " + next + ")");
-            if (!pages.read(next, overflow)) return stop("overflow page " + next + " is past the database");
+            if (!pages.read(next, overflow)) return stop("overflow " + pages.missing(next));
             next = u32(overflow, 0);
         }
         return true;
@@ -343,7 +343,7 @@ public final class TableCursor {
             if (next < 2 || ++hops > pages.pageCount()) return stop("an overflow chain that breaks off (page " + next + ")");
             if (overflow == null) overflow = new byte[pages.pageSize()];
             byte[] o = overflow;
-            if (!pages.read(next, o)) return stop("overflow page " + next + " is past the database");
+            if (!pages.read(next, o)) return stop("overflow " + pages.missing(next));
             if (skip >= per) {
                 skip -= per;
             } else {

@@ -245,6 +245,35 @@ class KinePagesTest {
     }
 
     @Test
+    void aChildPastTheDatabaseStopsThePagesReaderWithItsNumber() throws Exception {
+        // The root's right-most child (bytes 8-11 of the table's root page, an interior page) set past the last page.
+        Path db = dir.resolve("state.db");
+        new KineDbGenerator(KineDbGenerator.Options.of(7, 6000)).write(db);
+        long root;
+        long pages;
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery("SELECT rootpage FROM sqlite_master WHERE name = 'kine'")) {
+                r.next();
+                root = r.getLong(1);
+            }
+            try (ResultSet r = s.executeQuery("PRAGMA page_count")) {
+                r.next();
+                pages = r.getLong(1);
+            }
+        }
+        try (RandomAccessFile f = new RandomAccessFile(db.toFile(), "rw")) {
+            f.seek((root - 1) * 4096);
+            assertEquals(0x05, f.read(), "the root is an interior page");
+            f.seek((root - 1) * 4096 + 8);
+            f.writeInt((int) pages + 5);
+        }
+        Read read = read(db, false, true);
+        assertTrue(read.pageRead().matches("stopped after id \\d+: page " + (pages + 5) + " is past the database"), read.pageRead());
+        assertEquals(read(db, false, false).rows(), read.rows());
+        assertEquals(1, read.unreadable().size(), "SQLite names what it could not read: " + read.unreadable());
+    }
+
+    @Test
     void aZeroedLeafPageStopsThePagesReaderThereAndSqliteReadsPastIt() throws Exception {
         Path db = dir.resolve("state.db");
         new KineDbGenerator(KineDbGenerator.Options.of(3, 6000)).write(db);
