@@ -245,6 +245,38 @@ class KinePagesTest {
     }
 
     @Test
+    void theRealKinesDbWithFramesOfAnEarlierCycleInItsWalReadsAsSqliteReadsIt() throws Exception {
+        // The real kine takes 61 creates of 100 kB values: past SQLite's 1000-frame checkpoint its -wal begins again
+        // over the earlier cycle's frames (other salts), and killed -9 it leaves both. Pages and SQLite give the same
+        // rows, all from the pages, the last create last.
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.walkit.testdata.KineServer.available(), "the real kine is not at "
+                + dev.walkit.testdata.KineServer.binary());
+        Path db = Files.createDirectories(dir.resolve("k3s")).resolve("state.db");
+        String big = "x".repeat(100_000);
+        dev.walkit.testdata.KineServer k = dev.walkit.testdata.KineServer.start(db, dir.resolve("kine.log"));
+        try {
+            for (int i = 0; i <= 60; i++) assertTrue(dev.walkit.testdata.Etcdctl.create(k.endpoint(), "/registry/configmaps/big/cm-" + i, big, 0));
+        } finally {
+            k.kill();
+        }
+        byte[] wal = Files.readAllBytes(db.resolveSibling("state.db-wal"));
+        java.nio.ByteBuffer w = java.nio.ByteBuffer.wrap(wal);
+        int frame = 24 + w.getInt(8);
+        int stale = 0;
+        for (int at = 32; at + frame <= wal.length; at += frame) {
+            if (w.getInt(at + 8) != w.getInt(16) || w.getInt(at + 12) != w.getInt(20)) stale++;
+        }
+        assertTrue(stale > 0, "frames of an earlier cycle in the -wal");
+        Read pages = read(db, true, true);
+        Read sqlite = read(db, true, false);
+        assertEquals(sqlite.rows(), pages.rows());
+        assertNull(pages.pageRead(), "every row from the pages");
+        String last = HexFormat.of().formatHex("/registry/configmaps/big/cm-60".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertTrue(pages.rows().get(pages.rows().size() - 1).contains(" " + last + " true false "), "the last create is the last row");
+        assertEquals(read(db, false, false).rows(), read(db, false, true).rows());
+    }
+
+    @Test
     void aChildPastTheDatabaseStopsThePagesReaderWithItsNumber() throws Exception {
         // The root's right-most child (bytes 8-11 of the table's root page, an interior page) set past the last page.
         Path db = dir.resolve("state.db");
