@@ -22,10 +22,11 @@ import java.util.concurrent.Callable;
 
 /** {@code walmigrate}: kine/SQLite or a WAL into an etcd v3 endpoint with CAS transactions. */
 @Command(name = "walmigrate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"Move a cluster's data from kine's SQLite state.db (or a WAL) into an etcd v3 endpoint without "
+        description = {"Move a cluster's data from kine's SQLite state.db, a WAL, etcd's db or a live etcd into an etcd v3 endpoint without "
                 + "overwriting anything: each batch is one transaction that writes only keys that do not exist.",
                 "Idempotent: run it again after a failure and it completes; keys present with another value are "
-                + "conflicts, never overwritten (exit 1)."},
+                + "conflicts, never overwritten (exit 1).",
+                "Or, with --out-wal DIR or --out-kine DIR instead of --endpoints, write the store's WAL or kine's state.db offline."},
         subcommands = {WalMigrate.Kine.class, WalMigrate.FromWal.class, WalMigrate.FromEtcdDb.class, WalMigrate.FromEtcd.class, WalMigrate.Verify.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class WalMigrate implements Callable<Integer> {
     /**
@@ -147,7 +148,7 @@ public final class WalMigrate implements Callable<Integer> {
     }
 
     @Command(name = "kine", mixinStandardHelpOptions = true, description = {"From kine's SQLite state.db (read from a private copy of db, -wal and -shm).",
-            "With --out-wal DIR instead of --endpoints: write DIR/wal, a v2 WAL in snapshot form, offline."})
+            "With --out-wal DIR or --out-kine DIR instead of --endpoints: written offline (DIR/wal and DIR/leases.json, or DIR/state.db)."})
     static final class Kine implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -172,7 +173,8 @@ public final class WalMigrate implements Callable<Integer> {
         }
     }
 
-    @Command(name = "wal", mixinStandardHelpOptions = true, description = "From a WAL's live state (replayed); leases re-granted with --lease-ttl, old ID -> new ID.")
+    @Command(name = "wal", mixinStandardHelpOptions = true, description = {"From a WAL's live state (replayed); leases re-granted with --lease-ttl, old ID -> new ID.",
+            "With --out-wal DIR or --out-kine DIR instead of --endpoints: written offline (DIR/wal and DIR/leases.json, or DIR/state.db)."})
     static final class FromWal implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -251,7 +253,7 @@ public final class WalMigrate implements Callable<Integer> {
     @Command(name = "etcd-db", mixinStandardHelpOptions = true, description = {
             "From etcd's db (a stopped member's member/snap/db or data directory, or etcdctl snapshot save output; never written):",
             "its live state at its last revision, leases granted at the TTLs of its lease bucket.",
-            "With --out-wal DIR instead of --endpoints: write DIR/wal, a v2 WAL in snapshot form, offline."})
+            "With --out-wal DIR or --out-kine DIR instead of --endpoints: written offline (DIR/wal and DIR/leases.json, or DIR/state.db)."})
     static final class FromEtcdDb implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
