@@ -20,7 +20,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** {@code walmigrate}: kine/SQLite or a WAL into an etcd v3 endpoint with CAS transactions. */
+/** {@code walmigrate}: kine/SQLite, a WAL, etcd's db or a live etcd into an etcd v3 endpoint with CAS transactions, or offline into a WAL or kine's db. */
 @Command(name = "walmigrate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"Move a cluster's data from kine's SQLite state.db, a WAL, etcd's db or a live etcd into an etcd v3 endpoint without "
                 + "overwriting anything: each batch is one transaction that writes only keys that do not exist.",
@@ -142,13 +142,16 @@ public final class WalMigrate implements Callable<Integer> {
         return (e instanceof IOException ? ExitCode.UNREADABLE : ExitCode.FAILED).code();
     }
 
+    /** Every source command's line on {@link OfflineMixin}'s outputs. */
+    static final String OFFLINE = "With --out-wal DIR or --out-kine DIR instead of --endpoints: written offline (DIR/wal and DIR/leases.json, or DIR/state.db).";
+
     @FunctionalInterface
     interface KeySourceOpener {
         KeySource open() throws IOException;
     }
 
     @Command(name = "kine", mixinStandardHelpOptions = true, description = {"From kine's SQLite state.db (read from a private copy of db, -wal and -shm).",
-            "With --out-wal DIR or --out-kine DIR instead of --endpoints: written offline (DIR/wal and DIR/leases.json, or DIR/state.db)."})
+            OFFLINE})
     static final class Kine implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -174,7 +177,7 @@ public final class WalMigrate implements Callable<Integer> {
     }
 
     @Command(name = "wal", mixinStandardHelpOptions = true, description = {"From a WAL's live state (replayed); leases re-granted with --lease-ttl, old ID -> new ID.",
-            "With --out-wal DIR or --out-kine DIR instead of --endpoints: written offline (DIR/wal and DIR/leases.json, or DIR/state.db)."})
+            OFFLINE})
     static final class FromWal implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -202,7 +205,7 @@ public final class WalMigrate implements Callable<Integer> {
     @Command(name = "etcd", mixinStandardHelpOptions = true, description = {
             "From a live etcd (never written): its keys at one consistent revision, read a page at a time;",
             "leases granted at the TTLs the source granted them (--source-cacert, --source-cert, … as for the target).",
-            "With --out-wal DIR or --out-kine DIR instead of --endpoints: written offline."})
+            OFFLINE})
     static final class FromEtcd implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
@@ -253,7 +256,7 @@ public final class WalMigrate implements Callable<Integer> {
     @Command(name = "etcd-db", mixinStandardHelpOptions = true, description = {
             "From etcd's db (a stopped member's member/snap/db or data directory, or etcdctl snapshot save output; never written):",
             "its live state at its last revision, leases granted at the TTLs of its lease bucket.",
-            "With --out-wal DIR or --out-kine DIR instead of --endpoints: written offline (DIR/wal and DIR/leases.json, or DIR/state.db)."})
+            OFFLINE})
     static final class FromEtcdDb implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;
