@@ -1,5 +1,8 @@
 package dev.walkit.migrate;
 
+import dev.walkit.format.Assessment;
+import dev.walkit.format.Finding;
+import dev.walkit.format.kine.KineCheck;
 import dev.walkit.format.kine.KineDb;
 
 import java.io.IOException;
@@ -9,6 +12,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
@@ -67,6 +72,7 @@ public final class KineSource implements KeySource {
     public static KineSource open(Path stateDb, boolean ordered) throws IOException {
         KineDb kine = KineDb.open(stateDb, "walmigrate");
         try {
+            refuseDamaged(stateDb, kine);
             return new KineSource(stateDb, kine, ordered);
         } catch (SQLException e) {
             kine.close();
@@ -75,6 +81,20 @@ public final class KineSource implements KeySource {
             kine.close();
             throw e;
         }
+    }
+
+    /**
+     * As a damaged etcd db or WAL is refused: nothing is migrated from a database walverify calls damaged (SQLite's
+     * quick_check, rows a damaged page of the table held, a rule its rows break). SQLite's own query of the live set
+     * reads past pages whose bytes were overwritten and would drop their keys without a word.
+     */
+    static void refuseDamaged(Path stateDb, KineDb kine) throws IOException {
+        KineCheck check = KineCheck.run(kine);
+        if (check.verdict(java.nio.file.Files.size(stateDb)) == Assessment.Verdict.HEALTHY) return;
+        List<String> why = new ArrayList<>(check.damage());
+        for (Finding f : check.replay().findings()) why.add(f.kind().label() + " at revision " + f.revision() + ": " + f.detail());
+        throw new IOException(stateDb + ": the kine db is damaged (" + why.get(0) + (why.size() > 1 ? "; " + (why.size() - 1) + " more" : "")
+                + "): run waldoctor diagnose first");
     }
 
     /** As a damaged etcd db or WAL is refused: nothing is migrated from a table SQLite cannot read whole. */

@@ -42,8 +42,58 @@ class KineSourceInputTest {
             Path out = dir.resolve("out-" + fromEnd);
             UnreachableTargetTest.Run r = UnreachableTargetTest.run("kine", "--sqlite", db.toString(), "--out-wal", out.toString());
             assertEquals(4, r.exit(), r.out() + r.err());
-            assertEquals("walmigrate: " + db + ": the kine db is damaged (SQLite: the database disk image is malformed): run waldoctor diagnose first\n", r.err());
+            assertRefused(db, r);
             org.junit.jupiter.api.Assertions.assertFalse(java.nio.file.Files.exists(out.resolve("wal")), "nothing written");
         }
+    }
+
+    /** The refusal's one line: the first damage walverify names, then what to run. */
+    static void assertRefused(Path db, UnreachableTargetTest.Run r) {
+        String line = r.err().strip();
+        org.junit.jupiter.api.Assertions.assertTrue(line.startsWith("walmigrate: " + db + ": the kine db is damaged (")
+                && line.endsWith("): run waldoctor diagnose first") && !line.contains("\n"), r.err());
+    }
+
+    /**
+     * Three leaf pages of kine's table overwritten with a copy of another leaf: SQLite's query of the live set finds
+     * no row for the ids those pages held and answered without an error, so the keys were dropped and the run was
+     * "done" (exit 0) while walverify called the same db damaged. Every output refuses it now, as walverify judges it.
+     */
+    @Test
+    void tablePagesOverwrittenByAnotherLeafAreRefusedNotDropped(@TempDir Path dir) throws Exception {
+        Path db = dir.resolve("state.db");
+        new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(7, 3000)).write(db);
+        java.util.List<Long> leaves = new java.util.ArrayList<>();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
+             java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT pageno FROM dbstat WHERE name = 'kine' AND pagetype = 'leaf' ORDER BY pageno")) {
+            while (r.next()) leaves.add(r.getLong(1));
+        }
+        org.junit.jupiter.api.Assertions.assertTrue(leaves.size() > 10, leaves.toString());
+        byte[] donor = new byte[4096];
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(db.toFile(), "rw")) {
+            f.seek((leaves.get(1) - 1) * 4096);
+            f.readFully(donor);
+            for (int i : new int[] {leaves.size() / 3, leaves.size() / 2, 2 * leaves.size() / 3}) {
+                f.seek((leaves.get(i) - 1) * 4096);
+                f.write(donor);
+            }
+        }
+        // The defect's own evidence: SQLite's live-set query answers, with fewer keys, and no error.
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
+             java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT count(*) FROM (" + KineSource.LIVE_SET + ")")) {
+            org.junit.jupiter.api.Assertions.assertTrue(r.next());
+        }
+        for (String[] out : new String[][] {{"--out-wal", "wal"}, {"--out-kine", "state.db"}}) {
+            Path o = dir.resolve("out" + out[0]);
+            UnreachableTargetTest.Run r = UnreachableTargetTest.run("kine", "--sqlite", db.toString(), out[0], o.toString());
+            assertEquals(4, r.exit(), r.out() + r.err());
+            assertRefused(db, r);
+            org.junit.jupiter.api.Assertions.assertFalse(java.nio.file.Files.exists(o.resolve(out[1])), "nothing written");
+        }
+        UnreachableTargetTest.Run dry = UnreachableTargetTest.run("kine", "--sqlite", db.toString(), "--dry-run");
+        assertEquals(4, dry.exit(), dry.out() + dry.err());
+        assertRefused(db, dry);
     }
 }
