@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
 
 /** Debian's etcdctl (API 3) for the tests: a command's output, and the answers they compare with. */
 public final class Etcdctl {
-    /** A key as etcdctl's {@code get -w json} gives it. */
-    public record Kv(String key, byte[] value, long createRevision, long modRevision, long version, long lease) {
+    /** A key as etcdctl's {@code get -w json} gives it: {@code key} as UTF-8 text, {@code keyBytes} as its bytes. */
+    public record Kv(String key, byte[] value, long createRevision, long modRevision, long version, long lease, byte[] keyBytes) {
         public String valueText() {
             return new String(value, StandardCharsets.UTF_8);
         }
@@ -48,9 +48,10 @@ public final class Etcdctl {
         List<Kv> out = new ArrayList<>();
         if (j.get("kvs") == null) return out;
         for (JsonNode kv : j.get("kvs")) {
-            out.add(new Kv(new String(Base64.getDecoder().decode(kv.get("key").asText()), StandardCharsets.UTF_8),
+            byte[] key = Base64.getDecoder().decode(kv.get("key").asText());
+            out.add(new Kv(new String(key, StandardCharsets.UTF_8),
                     kv.has("value") ? Base64.getDecoder().decode(kv.get("value").asText()) : new byte[0],
-                    kv.path("create_revision").asLong(), kv.path("mod_revision").asLong(), kv.path("version").asLong(), kv.path("lease").asLong()));
+                    kv.path("create_revision").asLong(), kv.path("mod_revision").asLong(), kv.path("version").asLong(), kv.path("lease").asLong(), key));
         }
         return out;
     }

@@ -12,13 +12,15 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
  * {@code --out-kine DIR}: any source's live set as kine's {@code state.db} (the way back to kine), no server
  * needed. The schema is the one kine v0.6.5 creates for SQLite (its table and five indexes, as the real kine
- * makes them); row 1 is {@code compact_rev_key}, then one create row per live key in key order (created=1,
- * prev_revision 0, the lease column its TTL: kine's lease ID is its TTL). Written in rollback-journal mode to a
+ * makes them); one row per live key at its source revisions ({@link #write}), the lease column its TTL (kine's lease
+ * ID is its TTL), and kine's own {@code compact_rev_key}. Written in rollback-journal mode to a
  * temp file in DIR, fsynced, then renamed in and DIR fsynced ({@link OutputDir}); DIR/state.db is never
  * overwritten. kine starts from it as from its own (it turns WAL mode on itself).
  */
@@ -45,7 +47,25 @@ public final class OfflineKine {
         return null;
     }
 
-    /** Writes {@code dir/state.db} from {@code source}; leases become TTLs by {@link KeySource#ttlOf} with {@code leaseTtl}. */
+    /** Rows inserted a batch at a time. */
+    private static final int BATCH = 10_000;
+    /**
+     * A row of kine's table. The name is bound as bytes and stored as text ({@code CAST(? AS BLOB)} would keep it a
+     * blob, which kine's text comparisons never match; {@code CAST(? AS TEXT)} keeps every byte, UTF-8 or not).
+     */
+    private static final String INSERT = "INSERT OR IGNORE INTO kine(id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)"
+            + " VALUES (?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, NULL)";
+
+    /**
+     * Writes {@code dir/state.db} from {@code source}; leases become TTLs by {@link KeySource#ttlOf} with {@code leaseTtl}.
+     * Each key's row keeps the source's revisions (kine's id is the mod revision; a key created there has created=1,
+     * else its create_revision), so kine serves the same revisions and its next write follows the source's last: a
+     * watcher never sees the store go back. kine has one row a revision, so a key that shares its mod revision with
+     * another (one transaction of several keys) is written after the source's revision, and the report says so.
+     * compact_rev_key (id 1 when free, as kine writes it) records the last revision as compacted: the history before
+     * it is not in the database; a {@code gap-} row (kine's own filler) at the source's revision when no key's row is
+     * there, so that kine's revision (its greatest id) is the source's.
+     */
     public static OfflineWal.Written write(KeySource source, Path dir, long leaseTtl, Instant now) throws IOException {
         OutputDir out;
         try {
@@ -59,6 +79,8 @@ public final class OfflineKine {
             if (refusal != null) throw new IOException(refusal);
             Path temp = out.temp(FILE);
             long n = 0;
+            long revision = source.revision();
+            List<String> notes = new ArrayList<>();
             try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + temp)) {
                 try (Statement s = c.createStatement()) {
                     s.execute("PRAGMA journal_mode = DELETE");
@@ -66,30 +88,93 @@ public final class OfflineKine {
                     for (String ddl : SCHEMA) s.execute(ddl);
                 }
                 c.setAutoCommit(false);
-                try (PreparedStatement ins = c.prepareStatement(
-                        "INSERT INTO kine(name, created, deleted, create_revision, prev_revision, lease, value, old_value) VALUES (?,1,0,0,0,?,?,NULL)")) {
-                    ins.setString(1, "compact_rev_key");
-                    ins.setLong(2, 0);
-                    ins.setBytes(3, new byte[0]);
-                    ins.executeUpdate();
+                List<SourceKey> shared = new ArrayList<>();
+                try (PreparedStatement ins = c.prepareStatement(INSERT)) {
+                    List<SourceKey> batch = new ArrayList<>(BATCH);
                     while (source.hasNext()) {
                         SourceKey k = source.next();
-                        ins.setString(1, new String(k.key(), java.nio.charset.StandardCharsets.UTF_8));
-                        ins.setLong(2, k.lease() <= 0 ? 0 : source.ttlOf(k.lease(), leaseTtl));
-                        ins.setBytes(3, k.value());
+                        bind(ins, k, k.modRevision(), source.ttlOf(k.lease(), leaseTtl));
                         ins.addBatch();
-                        if (++n % 10_000 == 0) ins.executeBatch();
+                        batch.add(k);
+                        n++;
+                        if (batch.size() == BATCH) flush(ins, batch, shared);
                     }
-                    ins.executeBatch();
+                    flush(ins, batch, shared);
+                    // Keys whose mod revision another key's row holds: after the source's last revision, in key order.
+                    long next = Math.max(revision, maxId(c)) + 1;
+                    long firstMoved = next;
+                    for (SourceKey k : shared) {
+                        bind(ins, k, next++, source.ttlOf(k.lease(), leaseTtl));
+                        if (ins.executeUpdate() != 1) throw new SQLException("row " + (next - 1) + " not written");
+                    }
+                    if (!shared.isEmpty()) {
+                        notes.add(String.format("%,d key(s) shared a revision with another key (kine has one row a revision): written at revisions %d..%d",
+                                shared.size(), firstMoved, next - 1));
+                    }
+                }
+                long last = Math.max(revision, maxId(c));
+                try (PreparedStatement own = c.prepareStatement(INSERT)) {
+                    // kine's own rows: compact_rev_key (its prev_revision the compact revision), and the source's revision.
+                    own(own, freeId(c), "compact_rev_key", 1, 0, last);
+                    if (maxId(c) < last) own(own, last, "gap-" + last, 0, 1, 0);
                 }
                 c.commit();
+                revision = maxId(c);
             } catch (SQLException e) {
                 throw new IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
             }
             Files.deleteIfExists(temp.resolveSibling(temp.getFileName() + "-journal"));
             Durable.fsync(temp);
             out.publish(Map.of(FILE, temp), now);
-            return new OfflineWal.Written(n, out.cleanedUp());
+            return new OfflineWal.Written(n, out.cleanedUp(), revision, notes);
+        }
+    }
+
+    /** {@code k}'s row at revision {@code id}: a create when it was created there, else an update keeping its create_revision. */
+    private static void bind(PreparedStatement ins, SourceKey k, long id, long ttl) throws SQLException {
+        boolean created = k.createRevision() == id || k.createRevision() <= 0;
+        ins.setLong(1, id);
+        ins.setBytes(2, k.key());
+        ins.setInt(3, created ? 1 : 0);
+        ins.setInt(4, 0);
+        ins.setLong(5, created ? 0 : k.createRevision());
+        ins.setLong(6, created ? 0 : k.createRevision());
+        ins.setLong(7, k.lease() <= 0 ? 0 : ttl);
+        ins.setBytes(8, k.value());
+    }
+
+    /** Runs the batch; the keys whose id was taken already (INSERT OR IGNORE wrote nothing) go to {@code shared}. */
+    private static void flush(PreparedStatement ins, List<SourceKey> batch, List<SourceKey> shared) throws SQLException {
+        if (batch.isEmpty()) return;
+        int[] counts = ins.executeBatch();
+        for (int i = 0; i < counts.length; i++) if (counts[i] == 0) shared.add(batch.get(i));
+        batch.clear();
+    }
+
+    private static void own(PreparedStatement ins, long id, String name, int created, int deleted, long prevRevision) throws SQLException {
+        ins.setLong(1, id);
+        ins.setBytes(2, name.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        ins.setInt(3, created);
+        ins.setInt(4, deleted);
+        ins.setLong(5, 0);
+        ins.setLong(6, prevRevision);
+        ins.setLong(7, 0);
+        ins.setBytes(8, created == 1 ? new byte[0] : null);
+        if (ins.executeUpdate() != 1) throw new SQLException(name + " not written at id " + id);
+    }
+
+    private static long maxId(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); java.sql.ResultSet r = s.executeQuery("SELECT COALESCE(MAX(id), 0) FROM kine")) {
+            return r.next() ? r.getLong(1) : 0;
+        }
+    }
+
+    /** The first id no row holds (1 unless a key's row is there). */
+    private static long freeId(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); java.sql.ResultSet r = s.executeQuery(
+                "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM kine WHERE id = 1) THEN 1"
+                        + " ELSE (SELECT MIN(a.id) + 1 FROM kine a WHERE NOT EXISTS (SELECT 1 FROM kine b WHERE b.id = a.id + 1)) END")) {
+            return r.next() ? r.getLong(1) : 1;
         }
     }
 }

@@ -35,8 +35,15 @@ public final class OfflineWal {
         return Files.exists(target) ? target + " exists: choose an empty --out-wal directory" : null;
     }
 
-    /** What was written: the number of keys, and what an earlier run that crashed had left and was put right. */
-    public record Written(long keys, List<String> cleanedUp) {
+    /**
+     * What was written: the number of keys, what an earlier run that crashed had left and was put right, the output's
+     * revision, and what the output could not keep as the source had it.
+     */
+    public record Written(long keys, List<String> cleanedUp, long revision, List<String> notes) {
+        public Written {
+            cleanedUp = List.copyOf(cleanedUp);
+            notes = List.copyOf(notes);
+        }
     }
 
     /**
@@ -83,7 +90,7 @@ public final class OfflineWal {
             pair.put(LeasesFile.NAME, leasesTemp);
             pair.put(Wal.WAL_FILE, temp);
             out.publish(pair, now);
-            return new Written(n, out.cleanedUp());
+            return new Written(n, out.cleanedUp(), source.revision(), List.of());
         }
     }
 }

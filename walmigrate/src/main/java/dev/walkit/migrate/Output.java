@@ -85,22 +85,26 @@ final class Output {
     }
 
     /** An offline output written: {@code kind} is "wal" (DIR/wal) or "kine" (DIR/state.db). */
-    static void offline(PrintWriter out, OutputFormat f, String kind, java.nio.file.Path wal, OfflineWal.Written w, long revision) {
+    static void offline(PrintWriter out, OutputFormat f, String kind, java.nio.file.Path wal, OfflineWal.Written w) {
+        long revision = w.revision();
         switch (f) {
             case JSON -> {
                 Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "offline-" + kind).field(kind.equals("wal") ? "wal" : "state_db", wal.toString())
                         .field("keys", w.keys()).field("revision", revision);
                 list(j, "cleaned_up", w.cleanedUp());
+                list(j, "notes", w.notes());
                 out.println(j.endObject());
             }
             case TABLE -> {
                 Table t = new Table("field", "value").row(kind.equals("wal") ? "wal" : "state.db", wal).row("keys", w.keys()).row("revision", revision);
                 for (String c : w.cleanedUp()) t.row("cleaned up", c);
+                for (String c : w.notes()) t.row("note", c);
                 t.print(out);
             }
             default -> {
                 for (String c : w.cleanedUp()) out.printf("walmigrate: %s%n", c);
                 out.printf("walmigrate: wrote %s: %,d key(s) at revision %d%n", wal, w.keys(), revision);
+                for (String c : w.notes()) out.printf("walmigrate: note: %s%n", c);
             }
         }
         out.flush();

@@ -323,7 +323,7 @@ public final class WalMigrate implements Callable<Integer> {
             }
             try (KeySource src = opener.open()) {
                 OfflineWal.Written w = writer.write(src, dir, leaseTtl, java.time.Instant.now());
-                Output.offline(spec.commandLine().getOut(), writeOut.format(), kind, dir.resolve(file), w, src.revision());
+                Output.offline(spec.commandLine().getOut(), writeOut.format(), kind, dir.resolve(file), w);
                 return ExitCode.OK.code();
             } catch (Exception e) {
                 return failed(err, e);
