@@ -1,6 +1,7 @@
 package dev.walkit.doctor;
 
 import dev.walkit.cli.Revision;
+import dev.walkit.cli.render.AccountText;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.Flags;
@@ -187,13 +188,11 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome stats(ShellContext ctx, Args a, PrintWriter out) {
-        LogIndex x = ctx.index;
-        var s = x.state();
-        out.printf("file %s: format %s, %,d bytes%n", x.file().path(), x.format().label(), x.file().size());
-        out.printf("records %,d valid, transactions %,d applied; revision %d, compact revision %d%n", x.records(), s.transactions(), s.revision(), s.compactRevision());
-        out.printf("keys %,d live, %,d tombstones; leases %,d%n", s.keys().liveCount(), s.keys().tombstoneCount(), s.leases().keysByLease().size());
-        out.printf("damage %d span(s), %d finding(s)%n", x.damage().size(), s.findings().size());
-        out.printf("%s%n", dev.walkit.format.replay.RevisionAccount.of(s, x.damage()).text());
+        dev.walkit.format.account.Account acc = ctx.index.account();
+        out.printf("%s%n%s%n%s%n", AccountText.what(acc), AccountText.read(acc), AccountText.state(acc));
+        out.printf("damage: %s%n", AccountText.damageSummary(acc));
+        out.printf("%s%n", acc.revisions().text());
+        out.printf("verdict: %s%n", acc.verdict().label());
         if (ctx.viewRevision != Long.MAX_VALUE) out.printf("viewing revision %d%n", ctx.viewRevision);
         return ShellCommand.Outcome.OK;
     }
@@ -357,7 +356,7 @@ public final class Commands {
             out.printf("%d lease(s) in the db's lease bucket%n", etcd.leases().size());
             return ShellCommand.Outcome.OK;
         }
-        boolean kine = ctx.index.source().kind() == dev.walkit.format.StoreFile.Kind.KINE;
+        boolean kine = ctx.index.source().kind() == dev.walkit.format.store.StoreFile.Kind.KINE;
         m.keysByLease().forEach((id, n) -> out.printf(kine ? "lease %d (kine: its TTL in seconds): %d key(s)%n" : "lease %d: %d key(s)%n", id, n));
         if (kine) out.printf("%d lease(s)%n", m.keysByLease().size()); // kine's lease is its TTL: no next ID
         else out.printf("%d lease(s); next lease ID %d%n", m.keysByLease().size(), m.nextLeaseId());
@@ -476,15 +475,16 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome damage(ShellContext ctx, Args a, PrintWriter out) {
-        for (DamageLocator.Located l : ctx.index.damage()) {
-            DamageSpan d = l.span();
-            out.printf("%s at offset %d, %d bytes (%s): %s%n  %s%n", d.kind().label(), d.offset(), d.length(),
-                    Revision.where(l.revisionBefore(), l.revisionAfter()), d.describe(), Meaning.of(d.kind()));
+        dev.walkit.format.account.Account acc = ctx.index.account();
+        AccountText.storeDamage(out, "", acc);
+        for (DamageLocator.Located l : acc.damage()) AccountText.span(out, "", l);
+        for (Finding f : acc.findings()) AccountText.finding(out, "", f);
+        for (dev.walkit.format.account.Drop d : acc.drops()) out.println(AccountText.drop(d));
+        if (!acc.affectedKeys().isEmpty()) {
+            out.println("keys whose latest state is uncertain:");
+            AccountText.affectedKeys(out, "  ", acc, ctx.rows > 0 ? (int) ctx.rows : Integer.MAX_VALUE);
         }
-        for (Finding f : ctx.index.state().findings()) {
-            out.printf("%s at offset %d (revision %s): %s%n", f.kind().label(), f.offset(), Revision.text(f.revision()), f.detail());
-        }
-        if (ctx.index.damage().isEmpty() && ctx.index.state().findings().isEmpty()) out.println("no damage, no finding");
+        if (acc.healthy()) out.println("no damage, no finding");
         return ShellCommand.Outcome.OK;
     }
 

@@ -5,19 +5,17 @@ import dev.walkit.format.Assessment;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
+import dev.walkit.format.account.Account;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.Replayer;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.PriorityQueue;
-import java.util.Set;
 
 /**
  * The incident report: what the log is, what is wrong with it, what it costs, the field's known
@@ -25,18 +23,11 @@ import java.util.Set;
  * printed by one {@link DiagnosisPrinter} per {@code -w} format.
  */
 public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> largest, List<Long> writesPerTenth,
-                        List<DamageLocator.Located> damage, List<Finding> findings, List<LogIndex.Dropped> dropped,
-                        List<String> uncertainKeys, List<Signature> signatures, List<String> next,
-                        Assessment.Verdict verdict, dev.walkit.format.replay.RevisionAccount account, List<String> storeDamage) {
+                        List<Signature> signatures, List<String> next, Account account) {
     public static final String SCHEMA = "walkit.waldoctor.diagnose/v1";
 
-    /**
-     * What the log is: its file and what replay made of it. {@code store} is "wal" or "etcd-db"; for an etcd db,
-     * {@code storeDetail} gives its own format's facts and {@code records} counts the revisions it holds.
-     * {@code nextLeaseId} is the WAL store's (it numbers leases in turn), -1 for another store.
-     */
-    public record Facts(String path, String format, long bytes, long records, long transactions, long firstRevision, long revision,
-                        long compactRevision, long liveKeys, long tombstones, long leases, long nextLeaseId, String store, String storeDetail) {
+    /** What the account does not hold: the WAL store's next lease ID (it numbers leases in turn), -1 for another store. */
+    public record Facts(long nextLeaseId) {
     }
 
     /** A Kubernetes resource's share of the key space. */
@@ -44,7 +35,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
     }
 
     /** One of the largest live values. */
-    public record Largest(String key, long bytes) {
+    public record Largest(byte[] key, long bytes) {
     }
 
     /** A recognised signature of a known incident. */
@@ -55,17 +46,24 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         resources = List.copyOf(resources);
         largest = List.copyOf(largest);
         writesPerTenth = List.copyOf(writesPerTenth);
-        damage = List.copyOf(damage);
-        findings = List.copyOf(findings);
-        dropped = List.copyOf(dropped);
-        uncertainKeys = List.copyOf(uncertainKeys);
         signatures = List.copyOf(signatures);
         next = List.copyOf(next);
-        storeDamage = List.copyOf(storeDamage);
     }
 
     public ExitCode exitCode() {
-        return ExitCode.of(verdict);
+        return ExitCode.of(verdict());
+    }
+
+    public Assessment.Verdict verdict() {
+        return account.verdict();
+    }
+
+    public List<DamageLocator.Located> damage() {
+        return account.damage();
+    }
+
+    public List<Finding> findings() {
+        return account.findings();
     }
 
 
@@ -81,10 +79,8 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         final List<KeyState> largest = new ArrayList<>();
         final long[] writesPerDecile = new long[10];
         final List<Signature> signatures = new ArrayList<>();
-        final Set<String> uncertainKeys = new LinkedHashSet<>();
         final List<String> next = new ArrayList<>();
         final Assessment.Verdict verdict;
-        final List<String> storeDamage = new ArrayList<>();
         final dev.walkit.format.replay.LeaseMetadata leases;
 
         Builder(LogIndex x) {
@@ -117,39 +113,16 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             List<KeyState> big = new ArrayList<>(top);
             big.sort(LARGEST);
             largest.addAll(big);
-            for (LogIndex.Dropped d : x.dropped()) uncertainKeys.addAll(d.keys());
             recognise();
-            LogIndex.EtcdFacts etcd = x.source().etcd();
-            if (etcd != null) {
-                for (var d : etcd.damage()) storeDamage.add(d.toString());
-            }
-            if (x.source().kine() != null) storeDamage.addAll(x.source().kine().unreadable());
-            verdict = Assessment.of(x.damage().stream().map(DamageLocator.Located::span).toList(), s.findings(), x.file().size())
-                    .verdictWith(storeDamage.size());
+            verdict = x.account().verdict();
             if (!x.source().isWal()) recommendForStore();
             else recommend(verdict == Assessment.Verdict.HEALTHY, verdict == Assessment.Verdict.TORN_TAIL);
         }
 
         Diagnosis build() {
-            Replayer s = x.state();
-            LogIndex.Source src = x.source();
-            LogIndex.EtcdFacts etcd = src.etcd();
-            var kine = src.kine();
-            long bytes = src.isWal() ? x.file().size() : src.file().toFile().length();
-            String store = src.isWal() ? "wal" : etcd != null ? "etcd-db" : "kine";
-            String detail = etcd != null ? String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s) in its lease bucket",
-                    etcd.meta().pageSize(), etcd.meta().txid(), etcd.consistentIndex(), etcd.leases().size())
-                    : kine != null ? String.format("SQLite, %d row(s); kine keeps no version: versions counted from the rows kept; a lease is its TTL", kine.rows())
-                    : "";
-            long leaseCount = etcd == null ? leases.keysByLease().size() : etcd.leases().size();
-            long records = etcd != null ? etcd.summary().revisions() : kine != null ? kine.rows() : x.records();
-            Facts facts = new Facts(src.file().toString(), src.isWal() ? x.format().label() : store, bytes, records, s.transactions(),
-                    s.firstRevision(), s.revision(), s.compactRevision(), s.keys().liveCount(), s.keys().tombstoneCount(),
-                    leaseCount, src.isWal() ? leases.nextLeaseId() : -1, store, detail);
-            List<Largest> big = largest.stream().map(k -> new Largest(new String(k.key(), StandardCharsets.UTF_8), k.valueLength())).toList();
+            List<Largest> big = largest.stream().map(k -> new Largest(k.key(), k.valueLength())).toList();
             List<Long> tenths = java.util.Arrays.stream(writesPerDecile).boxed().toList();
-            return new Diagnosis(facts, resources, big, tenths, x.damage(), s.findings(), x.dropped(), new ArrayList<>(uncertainKeys),
-                    signatures, next, verdict, dev.walkit.format.replay.RevisionAccount.of(s, x.damage()), storeDamage);
+            return new Diagnosis(new Facts(x.source().isWal() ? leases.nextLeaseId() : -1), resources, big, tenths, signatures, next, x.account());
         }
 
         private void recognise() {

@@ -13,11 +13,12 @@ import java.io.PrintWriter;
 final class DiagnosisTable implements DiagnosisPrinter {
     @Override
     public void print(PrintWriter out, Diagnosis d) {
-        Diagnosis.Facts f = d.facts();
-        new Table("field", "value").row("path", f.path()).row("format", f.format()).row("bytes", f.bytes())
-                .row("records", f.records()).row("transactions", f.transactions()).row("first revision", Revision.cell(f.firstRevision()))
-                .row("revision", f.revision()).row("compact revision", f.compactRevision()).row("live keys", f.liveKeys())
-                .row("tombstones", f.tombstones()).row("leases", f.leases()).row("next lease id", f.nextLeaseId() >= 0 ? f.nextLeaseId() : "-")
+        dev.walkit.format.account.Account a = d.account();
+        new Table("field", "value").row("path", a.store().path()).row("format", a.store().formatLabel()).row("bytes", a.store().bytes())
+                .row("records", a.records()).row("transactions", a.transactions()).row("first revision", Revision.cell(a.firstRevision()))
+                .row("revision", Revision.cell(a.lastRevision())).row("compact revision", Revision.cell(a.compactRevision())).row("live keys", a.liveKeys())
+                .row("tombstones", a.tombstones()).row("leases", a.leases())
+                .row("next lease id", d.facts().nextLeaseId() >= 0 ? d.facts().nextLeaseId() : "-")
                 .print(out);
         Table res = new Table("resource", "live keys", "live bytes", "writes");
         for (Diagnosis.Resource r : d.resources()) res.row(r.name(), r.liveKeys(), r.liveBytes(), r.writes());

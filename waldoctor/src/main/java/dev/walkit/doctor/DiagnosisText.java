@@ -1,9 +1,9 @@
 package dev.walkit.doctor;
 
-import dev.walkit.cli.Revision;
-import dev.walkit.format.DamageSpan;
+import dev.walkit.cli.KeyText;
+import dev.walkit.cli.render.AccountText;
 import dev.walkit.format.Finding;
-import dev.walkit.format.Meaning;
+import dev.walkit.format.account.Account;
 import dev.walkit.format.replay.DamageLocator;
 
 import java.io.PrintWriter;
@@ -11,45 +11,33 @@ import java.io.PrintWriter;
 
 /** {@code -w simple}: the report in sections, ending with the next command(s) and the verdict. */
 final class DiagnosisText implements DiagnosisPrinter {
+    /** Keys listed one by one on a terminal; JSON lists them all. */
+    static final int KEYS_SHOWN = 50;
+
     @Override
     public void print(PrintWriter out, Diagnosis d) {
-        Diagnosis.Facts f = d.facts();
+        Account a = d.account();
         out.printf("== what this log is%n");
-        if (f.store().equals("wal")) {
-            out.printf("  %s: WAL format %s, %,d bytes, %,d valid records, %,d transactions applied%n", f.path(), f.format(), f.bytes(),
-                    f.records(), f.transactions());
-        } else {
-            out.printf("  %s: %s (%s), %,d bytes, %,d revisions, %,d transactions applied%n", f.path(),
-                    f.store().equals("kine") ? "kine state.db" : "etcd db", f.storeDetail(), f.bytes(), f.records(), f.transactions());
-        }
+        out.printf("  %s%n  %s%n", AccountText.what(a), AccountText.read(a));
         // The next lease ID is the store's (it numbers leases in turn); etcd's IDs are not in turn, kine's are TTLs.
-        out.printf("  revisions %s..%d, compact revision %d; %,d live keys, %,d tombstones, %,d leases%s%n",
-                Revision.text(f.firstRevision()), f.revision(), f.compactRevision(), f.liveKeys(), f.tombstones(), f.leases(),
-                f.nextLeaseId() >= 0 ? " (next lease ID " + f.nextLeaseId() + ")" : "");
+        out.printf("  %s%s%n", AccountText.state(a), d.facts().nextLeaseId() >= 0 ? " (next lease ID " + d.facts().nextLeaseId() + ")" : "");
         out.printf("  writes by tenth of the revision range: %s%n", d.writesPerTenth());
         out.printf("== key space by resource%n");
         out.printf("  %-32s %10s %12s %10s%n", "resource", "live keys", "live bytes", "writes");
         for (Diagnosis.Resource r : d.resources()) out.printf("  %-32s %,10d %,12d %,10d%n", r.name(), r.liveKeys(), r.liveBytes(), r.writes());
         out.printf("== largest values%n");
-        for (Diagnosis.Largest l : d.largest()) out.printf("  %,10d B  %s%n", l.bytes(), l.key());
+        for (Diagnosis.Largest l : d.largest()) out.printf("  %,10d B  %s%n", l.bytes(), KeyText.quote(l.key()));
         out.printf("== findings%n");
-        if (d.damage().isEmpty() && d.findings().isEmpty() && d.storeDamage().isEmpty()) out.printf("  none: the log is healthy%n");
-        for (String x : d.storeDamage()) out.printf("  %s damage: %s%n", f.store().equals("kine") ? "SQLite" : "bbolt", x);
-        for (DamageLocator.Located l : d.damage()) {
-            DamageSpan s = l.span();
-            out.printf("  %s at offset %,d, %,d bytes, %s%n    %s%n    %s%n", s.kind().label(), s.offset(), s.length(), Revision.where(l.revisionBefore(), l.revisionAfter()), s.describe(),
-                    Meaning.of(s.kind()));
+        if (a.damage().isEmpty() && a.findings().isEmpty() && a.store().damage().isEmpty()) out.printf("  none: the log is healthy%n");
+        AccountText.storeDamage(out, "  ", a);
+        for (DamageLocator.Located l : a.damage()) AccountText.span(out, "  ", l);
+        for (Finding x : a.findings()) AccountText.finding(out, "  ", x);
+        if (!a.drops().isEmpty() || a.lostUpTo() > 0 || !a.affectedKeys().isEmpty()) {
+            out.printf("== what it costs%n  %s%n", a.revisions().text());
         }
-        for (Finding x : d.findings()) {
-            out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", x.kind().label(), x.offset(), Revision.text(x.revision()), x.detail(), Meaning.of(x.kind()));
-        }
-        if (!d.dropped().isEmpty() || d.account().damagedUpTo() > 0) {
-            out.printf("== what it costs%n  %s%n", d.account().text());
-        }
-        if (!d.dropped().isEmpty()) {
-            out.printf("  keys whose latest state is uncertain (their dropped transactions):%n");
-            d.uncertainKeys().stream().limit(50).forEach(k -> out.printf("    %s%n", k));
-            if (d.uncertainKeys().size() > 50) out.printf("    … %d more%n", d.uncertainKeys().size() - 50);
+        if (!a.affectedKeys().isEmpty()) {
+            out.printf("  keys whose latest state is uncertain (their transactions dropped, or their chain broken):%n");
+            AccountText.affectedKeys(out, "    ", a, KEYS_SHOWN);
         }
         if (!d.signatures().isEmpty()) {
             out.printf("== known signatures%n");

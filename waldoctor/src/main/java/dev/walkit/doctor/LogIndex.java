@@ -17,9 +17,14 @@ import dev.walkit.format.bbolt.BoltDamage;
 import dev.walkit.format.bbolt.BoltMeta;
 import dev.walkit.format.etcd.EtcdDb;
 import dev.walkit.format.etcd.EtcdDbWal;
-import dev.walkit.format.StoreFile;
+import dev.walkit.format.store.StoreFile;
+import dev.walkit.format.kine.KineCheck;
 import dev.walkit.format.kine.KineDb;
 import dev.walkit.format.kine.KineHistoryWal;
+import dev.walkit.format.account.Account;
+import dev.walkit.format.account.AccountListener;
+import dev.walkit.format.account.Store;
+import dev.walkit.format.account.WalKeys;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.KeyIndex;
 import dev.walkit.format.replay.KeyState;
@@ -94,10 +99,6 @@ public final class LogIndex implements Closeable {
         }
     }
 
-    /** A transaction dropped by replay, with the keys it would have changed. */
-    public record Dropped(long offset, long revision, List<String> keys, String why) {
-    }
-
     private final Source source;
     private final WalFile file;
     private final WalFormat format;
@@ -106,13 +107,12 @@ public final class LogIndex implements Closeable {
     private final AppliedRecords applied = new AppliedRecords();
     /** The keys with a history in byte order, built on first use (range, diff, completion); get and history look up by hash. */
     private HistoryState[] sorted;
-    private final List<DamageLocator.Located> damage = new ArrayList<>();
-    private final List<Dropped> dropped = new ArrayList<>();
-    private final long records;
+    /** What the replay read, kept and lost: the one account every view prints. */
+    private final Account account;
     private final Path leftoverCompaction;
 
     /** What was opened: the store's kind and file, and for an etcd db what its own format says. */
-    public record Source(StoreFile.Kind kind, Path file, EtcdFacts etcd, KineHistoryWal.Summary kine) {
+    public record Source(StoreFile.Kind kind, Path file, EtcdFacts etcd, KineHistoryWal.Summary kine, Store store) {
         public boolean isWal() {
             return kind == StoreFile.Kind.WAL;
         }
@@ -134,22 +134,16 @@ public final class LogIndex implements Closeable {
         // What walverify calls not a WAL, every waldoctor command does too.
         // Another store's WAL form is empty when the store holds no revision it could read: that is no WAL error.
         WalFormat format = !source.isWal() && file.size() == 0 ? WalFormat.V2 : Wal.requireWal(file, ro.maxRecLen()).format();
-        DamageLocator loc = new DamageLocator(damage::add);
         long step = Math.max(1, file.size() / 50);
         long[] nextReport = {step};
-        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), new Replayer.Listener() {
+        AccountListener listener = new AccountListener() {
             @Override
             public void read(long offset, long revision) {
-                loc.record(revision);
+                super.read(offset, revision);
                 if (progress != null && offset >= nextReport[0]) {
                     progress.accept(offset);
                     nextReport[0] = offset + step;
                 }
-            }
-
-            @Override
-            public void damage(DamageSpan span) {
-                loc.damage(span);
             }
 
             @Override
@@ -164,24 +158,16 @@ public final class LogIndex implements Closeable {
             public void applied(Transaction txn, KeyIndex keys) {
                 if (!txn.isSnapshot()) applied.transactionApplied(txn.records());
             }
-
-            @Override
-            public void dropped(Transaction txn, String why) {
-                List<String> keys = new ArrayList<>();
-                for (WalEntry e : txn.entries()) keys.add(new String(e.key(), StandardCharsets.UTF_8));
-                dropped.add(new Dropped(txn.offset(), txn.revision(), keys, why));
-            }
-        }, new KeyIndex(HistoryState::new));
-        loc.end();
-        this.records = loc.records();
+        };
+        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener, new KeyIndex(HistoryState::new));
         this.format = res.format();
         this.state = res.state();
-
-        for (Finding f : state.findings()) {
-            if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) {
-                dropped.add(new Dropped(f.offset(), f.revision(), keysIn(f.offset(), f.offset() + f.length()), f.detail()));
-            }
+        Store store = source.store() != null ? source.store() : Store.wal(source.file(), file.size(), this.format.label());
+        Account a = listener.account(store, state, file.size(), WalKeys.of(file, this.format));
+        if (leftoverCompaction != null) {
+            a = a.withFinding(new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, leftoverCompaction + " exists: a compaction did not finish"), file.size());
         }
+        this.account = a;
     }
 
     /** Loads {@code path} (a WAL file or data directory); {@code progress} sees the offset now and then, or is null. */
@@ -192,35 +178,16 @@ public final class LogIndex implements Closeable {
         Path wal = store.file();
         WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
         try {
-            return new LogIndex(new Source(StoreFile.Kind.WAL, wal, null, null), wal, f, progress);
+            return new LogIndex(new Source(StoreFile.Kind.WAL, wal, null, null, null), wal, f, progress);
         } catch (IOException | RuntimeException e) {
             f.close();
             throw e;
         }
     }
 
-    /** Keys of the valid v2 records in [from, to) (the records of an incomplete transaction). */
-    private List<String> keysIn(long from, long to) {
-        List<String> out = new ArrayList<>();
-        long pos = from;
-        while (pos < to && format == WalFormat.V2) {
-            KeyValue kv = recordAt(pos);
-            if (kv == null) break;
-            out.add(new String(kv.key(), StandardCharsets.UTF_8));
-            pos += RecordLayout.OVERHEAD + file.intAt(pos + RecordLayout.REC_LEN_OFFSET);
-        }
-        return out;
-    }
-
     /** The v2 record at {@code offset}, decoded (null when it is not one). */
     public KeyValue recordAt(long offset) {
-        if (offset + RecordLayout.HEADER_LENGTH > file.size()) return null;
-        int recLen = file.intAt(offset + RecordLayout.REC_LEN_OFFSET);
-        if (recLen < 0 || offset + RecordLayout.OVERHEAD + (long) recLen > file.size()) return null;
-        byte[] rec = file.read(offset, RecordLayout.OVERHEAD + recLen);
-        RecordView v = new RecordView().wrap(ByteBuffer.wrap(rec).order(ByteOrder.LITTLE_ENDIAN), 0, offset);
-        if (v.fields().error() != null) return null;
-        return v.toKeyValue();
+        return WalKeys.recordAt(file, offset);
     }
 
     /**
@@ -433,15 +400,16 @@ public final class LogIndex implements Closeable {
     }
 
     public long records() {
-        return records;
+        return account.records();
     }
 
     public List<DamageLocator.Located> damage() {
-        return damage;
+        return account.damage();
     }
 
-    public List<Dropped> dropped() {
-        return dropped;
+    /** What the replay read, kept and lost: the one account every view prints. */
+    public Account account() {
+        return account;
     }
 
     public Path leftoverCompaction() {
@@ -552,7 +520,8 @@ public final class LogIndex implements Closeable {
         return loadConverted(wal -> {
             try (EtcdDb e = EtcdDb.openDatabase(db)) {
                 EtcdDbWal.Summary sum = EtcdDbWal.write(e, wal);
-                return new Source(StoreFile.Kind.ETCD_DB, db, new EtcdFacts(e.bolt().meta(), e.compactRevision(), e.consistentIndex(), e.leases(), e.damage(), sum), null);
+                return new Source(StoreFile.Kind.ETCD_DB, db, new EtcdFacts(e.bolt().meta(), e.compactRevision(), e.consistentIndex(), e.leases(), e.damage(), sum), null,
+                        e.store(db, sum.revisions()));
             }
         }, progress);
     }
@@ -561,7 +530,15 @@ public final class LogIndex implements Closeable {
     private static LogIndex loadKine(Path db, LongConsumer progress) throws IOException {
         return loadConverted(wal -> {
             try (KineDb k = KineDb.open(db, "waldoctor")) {
-                return new Source(StoreFile.Kind.KINE, db, null, KineHistoryWal.write(k, wal));
+                // SQLite's own check beside the rows' read, as walverify makes it: one account of the db's damage.
+                java.util.concurrent.CompletableFuture<List<String>> check = KineCheck.quickCheckAsync(k);
+                KineHistoryWal.Summary sum;
+                try {
+                    sum = KineHistoryWal.write(k, wal);
+                } finally {
+                    check.join();
+                }
+                return new Source(StoreFile.Kind.KINE, db, null, sum, sum.store(db, java.nio.file.Files.size(db), KineCheck.damage(check.join(), sum)));
             }
         }, progress);
     }

@@ -44,6 +44,18 @@ public final class Shell {
         return failed;
     }
 
+    /** The lines the interactive shell starts with: what was opened, and when it is not healthy, the account's damage in one line. */
+    public static String banner(dev.walkit.format.account.Account a) {
+        StringBuilder b = new StringBuilder(String.format("waldoctor shell: %s, revision %s, %,d live keys. 'help' lists commands; Ctrl-D leaves.%n",
+                a.store().path(), dev.walkit.cli.Revision.text(a.lastRevision()), a.liveKeys()));
+        if (!a.healthy()) {
+            b.append(String.format("the %s is %s: %s ('damage' lists them; waldoctor diagnose for the report)%n", a.store().isWal() ? "log" : "store",
+                    a.verdict() == dev.walkit.format.Assessment.Verdict.TORN_TAIL ? "torn at its tail" : "damaged",
+                    dev.walkit.cli.render.AccountText.damageSummary(a)));
+        }
+        return b.toString();
+    }
+
     /** The interactive loop on {@code terminal}; {@code history} is the history file, or null. */
     public static void interactive(ShellContext ctx, Terminal terminal, Path history) {
         LineReaderBuilder b = LineReaderBuilder.builder().terminal(terminal).appName("waldoctor").completer(completer(ctx));
@@ -51,12 +63,7 @@ public final class Shell {
         LineReader reader = b.build();
         PrintWriter out = new ShellOut(terminal.writer());
         ctx.rows = ROWS;
-        out.printf("waldoctor shell: %s, revision %d, %,d live keys. 'help' lists commands; Ctrl-D leaves.%n",
-                ctx.index.file().path(), ctx.index.state().revision(), ctx.index.state().keys().liveCount());
-        if (!ctx.index.damage().isEmpty() || !ctx.index.dropped().isEmpty()) {
-            out.printf("the log is damaged: %d damaged span(s), %d transaction(s) dropped ('damage' lists them; waldoctor diagnose for the report)%n",
-                    ctx.index.damage().size(), ctx.index.dropped().size());
-        }
+        out.print(banner(ctx.index.account()));
         // Ctrl-C while a command runs stops it (its loops look at the flag) and the session goes on, as in
         // sqlite3 and psql; at the prompt, the line reader has the signal itself and clears the line.
         Terminal.SignalHandler before = terminal.handle(Terminal.Signal.INT, sig -> ctx.interrupted = true);

@@ -81,8 +81,8 @@ public final class WalDoctor implements Callable<Integer> {
     static LogIndex load(Path path, PrintWriter err, boolean progress) throws IOException {
         err.flush();
         // The bar counts the WAL's bytes; another store's history is read into its WAL form first (no bar for it).
-        dev.walkit.format.StoreFile store = dev.walkit.format.StoreFile.resolve(path);
-        long size = store.kind() == dev.walkit.format.StoreFile.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
+        dev.walkit.format.store.StoreFile store = dev.walkit.format.store.StoreFile.resolve(path);
+        long size = store.kind() == dev.walkit.format.store.StoreFile.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
         try (dev.walkit.cli.Progress bar = dev.walkit.cli.Progress.of("loading", size, progress)) {
             return LogIndex.load(path, bar);
         }

@@ -46,7 +46,7 @@ class StoreShellTest {
         assertTrue(k.out().contains(kine.resolve("state.db") + ": kine state.db (SQLite, "), k.out());
         // The next lease ID is the WAL store's (it numbers leases in turn): not said of etcd's IDs or kine's TTLs.
         assertTrue(!etcd.out().contains("next lease ID") && !k.out().contains("next lease ID"), etcd.out() + k.out());
-        assertTrue(etcd.out().contains(" leases\n") || etcd.out().contains(" leases" + System.lineSeparator()), etcd.out());
+        assertTrue(java.util.regex.Pattern.compile(", leases \\d+\n").matcher(etcd.out()).find(), etcd.out());
         WalDoctorTest.Run kl = WalDoctorTest.run("leases", kine.toString());
         assertEquals(0, kl.exit(), kl.out() + kl.err());
         assertTrue(kl.out().contains("(kine: its TTL in seconds)") && !kl.out().contains("next lease ID"), kl.out());
@@ -75,7 +75,7 @@ class StoreShellTest {
         new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(3, 0)).write(kine);
         WalDoctorTest.Run k = WalDoctorTest.run("diagnose", kine.toString());
         assertEquals(0, k.exit(), k.out() + k.err());
-        assertTrue(k.out().contains("0 live keys"), k.out());
+        assertTrue(k.out().contains("live keys 0,"), k.out());
     }
 
     @Test

@@ -3,7 +3,7 @@ package dev.walkit.migrate;
 import dev.walkit.format.Wal;
 import dev.walkit.format.etcd.EtcdDb;
 import dev.walkit.format.etcd.EtcdDbWal;
-import dev.walkit.format.StoreFile;
+import dev.walkit.format.store.StoreFile;
 
 import java.io.IOException;
 import java.nio.file.Files;

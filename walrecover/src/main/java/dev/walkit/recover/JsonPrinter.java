@@ -1,11 +1,9 @@
 package dev.walkit.recover;
 
 import dev.walkit.cli.Json;
-import dev.walkit.format.DamageSpan;
-import dev.walkit.format.Finding;
+import dev.walkit.cli.render.AccountJson;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 
 /** {@code -w json} and {@code --report FILE}: one document (schema {@value WalRecover#SCHEMA}). */
 final class JsonPrinter implements RecoveryPrinter {
@@ -18,22 +16,21 @@ final class JsonPrinter implements RecoveryPrinter {
         RecoveryOptions o = r.options();
         Json j = new Json().beginObject().field("schema", WalRecover.SCHEMA).field("policy", o.policy().label()).field("dry_run", o.dryRun())
                 .field("form", r.form()).field("form_why", r.formWhy());
-        j.name("input").beginObject().field("path", r.input().toString()).field("format", r.format() == null ? null : r.format().label())
-                .field("bytes", r.inputBytes()).field("records", r.inputRecords()).endObject();
+        j.name("input").beginObject();
+        if (r.account() != null) AccountJson.facts(j, r.account());
+        else j.field("path", r.input().toString()).field("format", r.format() == null ? null : r.format().label()).field("bytes", r.inputBytes());
+        j.endObject();
         j.field("kept_transactions", r.keptTransactions()).field("kept_records", r.keptRecords()).field("dropped_transactions", r.droppedTransactions());
         j.name("dropped").beginArray();
-        for (RecoveryReport.Dropped d : r.dropped()) {
-            j.beginObject().field("offset", d.offset()).field("revision", d.revision()).field("records", d.records()).field("why", d.why()).endObject();
-        }
+        if (r.account() != null) r.account().drops().stream().limit(RecoveryReport.MAX_LISTED).forEach(d -> AccountJson.drop(j, d));
         j.endArray().name("damage").beginArray();
-        for (DamageSpan d : r.damage()) j.beginObject().field("offset", d.offset()).field("length", d.length()).field("kind", d.kind().label()).endObject();
+        if (r.account() != null) r.account().damage().forEach(d -> AccountJson.span(j, d));
         j.endArray().name("findings").beginArray();
-        for (Finding f : r.findings()) j.beginObject().field("kind", f.kind().label()).field("offset", f.offset()).field("revision", f.revision()).field("detail", f.detail()).endObject();
+        if (r.account() != null) r.account().findings().forEach(f -> AccountJson.finding(j, f));
         j.endArray();
-        if (r.revisions() != null) {
-            var a = r.revisions();
-            j.name("revisions").beginObject().field("first", a.base() + 1).field("last", a.top()).field("applied", a.applied())
-                    .field("dropped", a.dropped()).field("damaged_up_to", a.damagedUpTo()).field("skipped", a.skipped()).endObject();
+        if (r.account() != null) {
+            AccountJson.revisions(j, r.account().revisions());
+            AccountJson.keys(j, "affected_keys", r.account().affectedKeys());
         }
         j.name("cleaned_up").beginArray();
         r.cleanedUp().forEach(j::value);
@@ -46,7 +43,8 @@ final class JsonPrinter implements RecoveryPrinter {
                     .field("ttl_seconds", r.leases().ttlSeconds()).endObject();
             j.name("loss").beginArray();
             for (RecoveryReport.Loss l : r.loss()) {
-                j.beginObject().field("change", l.change()).field("key", new String(l.key(), StandardCharsets.UTF_8)).field("revision", l.revision()).endObject();
+                j.beginObject().field("change", l.change()).field("key", dev.walkit.cli.KeyText.quote(l.key()))
+                        .field("key_base64", java.util.Base64.getEncoder().encodeToString(l.key())).field("revision", l.revision()).endObject();
             }
             j.endArray();
             j.name("output").beginObject().field("path", r.output() == null ? null : r.output().toString()).field("bytes", r.outputBytes())

@@ -126,7 +126,7 @@ public final class Recovery {
                 Replayer s = res.state();
                 r.format = res.format();
                 r.inputRecords = res.records();
-                plan.finish(s);
+                plan.finish(s, in, res.format());
                 // (No valid record read at all, as under the crc range bug: decide says why, not this.)
                 if (o.toRevision() != Long.MAX_VALUE && plan.lastRevisionRead >= 0 && o.toRevision() > plan.lastRevisionRead) {
                     throw new Refused("--to-revision " + o.toRevision() + " is past the last revision in the log, "
@@ -152,6 +152,8 @@ public final class Recovery {
                 } else if (o.form() == RecoveryOptions.Form.HISTORY && keptBreak != null) {
                     r.formWhy = keptBreak + ": kept as they are (--form history); the findings are listed";
                 }
+                // The snapshot form compacts to the final revision: the dry run says what the run writes.
+                if (r.form.equals("snapshot")) r.compactRevision = s.revision();
                 if (o.dryRun()) {
                     r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readFully);
                     return r.done();
@@ -170,7 +172,6 @@ public final class Recovery {
                     written = history.close();
                 } else {
                     written = writeSnapshot(temp, in, s, o.checksum());
-                    r.compactRevision = s.revision();
                 }
                 Timing.mark("close");
                 // The output's followers (fsync, SHA-256, read-back) finish while the planned digest (values
@@ -276,14 +277,14 @@ public final class Recovery {
                     : "revision of the snapshot prefix (its marker lost) ") + s.prefixRevision() + ": history before it is gone (compacted)";
         }
         if (r.keptTransactions == 0 && !o.allowEmpty()) {
-            return "nothing to recover: no complete transaction survived (" + r.damage.size() + " damaged span(s), "
+            return "nothing to recover: no complete transaction survived (" + s.damage().size() + " damaged span(s), "
                     + r.droppedTransactions + " transaction(s) dropped); nothing written (--allow-empty writes an empty WAL)";
         }
         return null;
     }
 
     /** Collects the report while replay runs, and writes kept transactions when a writer is given. */
-    private static final class Plan implements Replayer.Listener {
+    private static final class Plan extends dev.walkit.format.account.AccountListener {
         final RecoveryReport.Draft r;
         final HistoryWriter history;
         final Map<String, RecoveryReport.Loss> loss = new LinkedHashMap<>();
@@ -300,19 +301,10 @@ public final class Recovery {
 
         @Override
         public void read(long offset, long revision) {
+            super.read(offset, revision);
             if (revision > lastRevisionRead) lastRevisionRead = revision;
             progress.accept(offset);
-            locator.record(revision);
         }
-
-        @Override
-        public void damage(dev.walkit.format.DamageSpan span) {
-            locator.damage(span);
-        }
-
-        /** The damaged spans with the revisions around them: for the report's revision account. */
-        final List<dev.walkit.format.replay.DamageLocator.Located> located = new ArrayList<>();
-        final dev.walkit.format.replay.DamageLocator locator = new dev.walkit.format.replay.DamageLocator(located::add);
 
         /** The bar on the terminal, or one that draws nothing. */
         dev.walkit.cli.Progress progress = dev.walkit.cli.Progress.of("", 0, false);
@@ -336,6 +328,7 @@ public final class Recovery {
          */
         @Override
         public void keptBreak(Finding f, byte[] key) {
+            super.keptBreak(f, key);
             if (brokenKeys.size() < MAX_KEYS_NAMED) brokenKeys.add(dev.walkit.cli.KeyText.quote(key));
             if (history != null && !historyStopped && stopsHistory) {
                 historyStopped = true;
@@ -348,24 +341,22 @@ public final class Recovery {
         }
 
         @Override
-        public void dropped(Transaction txn, String why) {
-            drop(txn.offset(), txn.revision(), txn.records(), why);
+        public void dropped(Transaction txn, dev.walkit.format.replay.DropReason why) {
+            super.dropped(txn, why);
             if (droppedTxns.size() < RecoveryReport.MAX_LISTED) droppedTxns.add(txn);
         }
 
-        void drop(long offset, long revision, int records, String why) {
-            r.droppedTransactions++;
-            if (r.dropped.size() < RecoveryReport.MAX_LISTED) r.dropped.add(new RecoveryReport.Dropped(offset, revision, records, why));
-        }
-
-        void finish(Replayer s) {
-            locator.end();
-            r.revisions = dev.walkit.format.replay.RevisionAccount.of(s, located);
-            r.damage.addAll(s.damage());
-            r.findings.addAll(s.findings());
-            for (Finding f : s.findings()) {
-                if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) drop(f.offset(), f.revision(), f.records(), f.detail());
+        /** The account of the input under the policy (the one every tool makes of it), and the loss preview. */
+        void finish(Replayer s, WalFile in, WalFormat format) {
+            java.nio.file.Path leftover = Wal.leftoverCompaction(in.path());
+            dev.walkit.format.account.Account a = account(dev.walkit.format.account.Store.wal(in.path(), in.size(), format.label()), s, in.size(),
+                    dev.walkit.format.account.WalKeys.of(in, format));
+            if (leftover != null) {
+                a = a.withFinding(new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, leftover + " exists: a compaction did not finish"), in.size());
             }
+            r.account = a;
+            r.revisions = a.revisions();
+            r.droppedTransactions = a.drops().size();
             // The loss preview: keys the dropped (complete) transactions would have changed.
             for (Transaction t : droppedTxns) {
                 for (WalEntry e : t.entries()) {

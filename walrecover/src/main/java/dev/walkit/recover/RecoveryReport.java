@@ -1,8 +1,7 @@
 package dev.walkit.recover;
 
-import dev.walkit.format.DamageSpan;
-import dev.walkit.format.Finding;
 import dev.walkit.format.WalFormat;
+import dev.walkit.format.account.Account;
 import dev.walkit.format.replay.LeaseMetadata;
 
 import java.nio.file.Path;
@@ -16,19 +15,15 @@ import java.util.List;
  * @param form      the output's form: history or snapshot
  * @param formWhy   why the snapshot form was written where the history form was asked for, or null
  * @param cleanedUp what was put right under the lock before writing: an earlier run's unfinished switch undone, its temp files removed (sentences)
+ * @param account   the one account of the input, as replayed under the policy (null when it could not be read)
  * @param revisions where the input's revisions went (docs/format.md, "Counting revisions"), or null before replay
  * @param keptAs    the suffix the old {@code wal} and {@code leases.json} were kept under ({@code .broken.TIMESTAMP}), or null when there were none
  */
 public record RecoveryReport(RecoveryOptions options, Path input, WalFormat format, long inputBytes, long inputRecords,
-                             long keptTransactions, long keptRecords, long droppedTransactions, List<Dropped> dropped,
-                             List<DamageSpan> damage, List<Finding> findings, List<Loss> loss, long finalRevision,
+                             long keptTransactions, long keptRecords, long droppedTransactions, Account account, List<Loss> loss, long finalRevision,
                              long compactRevision, long liveKeys, LeaseMetadata leases, String stateDigest, Path output,
                              long outputBytes, String outputChecksum, String refused, String form, String formWhy,
                              List<String> cleanedUp, String keptAs, dev.walkit.format.replay.RevisionAccount revisions) {
-    /** A transaction left out, with where it was and why. */
-    public record Dropped(long offset, long revision, int records, String why) {
-    }
-
     /** A key whose recovered state differs from what the dropped transactions would have made it. */
     public record Loss(String change, byte[] key, long revision) {
     }
@@ -36,9 +31,6 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
     public static final int MAX_LISTED = 10_000;
 
     public RecoveryReport {
-        dropped = List.copyOf(dropped);
-        damage = List.copyOf(damage);
-        findings = List.copyOf(findings);
         loss = List.copyOf(loss);
         cleanedUp = List.copyOf(cleanedUp);
     }
@@ -53,9 +45,7 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
         long keptTransactions;
         long keptRecords;
         long droppedTransactions;
-        final List<Dropped> dropped = new ArrayList<>();
-        final List<DamageSpan> damage = new ArrayList<>();
-        final List<Finding> findings = new ArrayList<>();
+        Account account;
         final List<Loss> loss = new ArrayList<>();
         long finalRevision;
         long compactRevision;
@@ -74,7 +64,7 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
 
         RecoveryReport done() {
             return new RecoveryReport(options, input, format, inputBytes, inputRecords, keptTransactions, keptRecords,
-                    droppedTransactions, dropped, damage, findings, loss, finalRevision, compactRevision, liveKeys, leases,
+                    droppedTransactions, account, loss, finalRevision, compactRevision, liveKeys, leases,
                     stateDigest, output, outputBytes, outputChecksum, refused, form, formWhy, cleanedUp, keptAs, revisions);
         }
     }

@@ -1,6 +1,6 @@
 package dev.walkit.recover;
 
-import dev.walkit.format.DamageSpan;
+import dev.walkit.cli.render.AccountText;
 import dev.walkit.format.Finding;
 
 import java.io.PrintWriter;
@@ -14,23 +14,30 @@ final class SimplePrinter implements RecoveryPrinter {
     public void print(PrintWriter out, RecoveryReport r) {
         RecoveryOptions o = r.options();
         out.printf("walrecover: %s, policy %s%s%n", r.input(), o.policy().label(), o.dryRun() ? " (dry run: nothing written)" : "");
-        out.printf("  input: format %s, %,d bytes, %,d valid records%n", r.format() == null ? "-" : r.format().label(), r.inputBytes(), r.inputRecords());
+        dev.walkit.format.account.Account a = r.account();
+        if (a == null) {
+            out.printf("  input: format %s, %,d bytes%n", r.format() == null ? "-" : r.format().label(), r.inputBytes());
+        } else {
+            out.printf("  input: %s; %s%n", AccountText.kind(a), AccountText.read(a));
+        }
         for (String l : r.cleanedUp()) out.printf("  %s%n", l);
         out.printf("  kept %,d transactions (%,d records); dropped %,d%n", r.keptTransactions(), r.keptRecords(), r.droppedTransactions());
         if (r.revisions() != null) out.printf("  %s%n", r.revisions().text());
-        for (DamageSpan d : r.damage()) out.printf("  damaged bytes %,d..%,d (%,d bytes): %s%n", d.offset(), d.end(), d.length(), d.kind().label());
-        int shown = 0;
-        for (RecoveryReport.Dropped d : r.dropped()) {
-            if (shown == HUMAN_DROPPED) break;
-            out.printf("  dropped transaction at offset %,d, revision %d, %d record(s): %s%n", d.offset(), d.revision(), d.records(), d.why());
-            shown++;
-        }
-        if (r.droppedTransactions() > shown) {
-            out.printf("  … and %,d more dropped transaction(s) (the JSON report, -w json or --report FILE, lists the first %,d)%n",
-                    r.droppedTransactions() - shown, RecoveryReport.MAX_LISTED);
-        }
-        for (Finding f : r.findings()) {
-            if (f.kind() != dev.walkit.format.DamageKind.INCOMPLETE_TRANSACTION) out.printf("  finding %s at offset %,d: %s%n", f.kind().label(), f.offset(), f.detail());
+        if (a != null) {
+            for (dev.walkit.format.replay.DamageLocator.Located d : a.damage()) AccountText.span(out, "  ", d);
+            int shown = 0;
+            for (dev.walkit.format.account.Drop d : a.drops()) {
+                if (shown == HUMAN_DROPPED) break;
+                out.printf("  %s%n", AccountText.drop(d));
+                shown++;
+            }
+            if (a.drops().size() > shown) {
+                out.printf("  … and %,d more dropped transaction(s) (the JSON report, -w json or --report FILE, lists the first %,d)%n",
+                        a.drops().size() - shown, RecoveryReport.MAX_LISTED);
+            }
+            for (Finding f : a.findings()) {
+                if (f.kind() != dev.walkit.format.DamageKind.INCOMPLETE_TRANSACTION) AccountText.finding(out, "  ", f);
+            }
         }
         if (r.refused() != null) {
             out.printf("refused: %s%n", r.refused());

@@ -1,10 +1,8 @@
 package dev.walkit.recover;
 
 import dev.walkit.cli.Table;
-import dev.walkit.format.DamageSpan;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 
 /** {@code -w table}: the facts, then damaged ranges, dropped transactions and (dry run) the loss, each a table. */
 final class TablePrinter implements RecoveryPrinter {
@@ -23,14 +21,19 @@ final class TablePrinter implements RecoveryPrinter {
                     .row("old files kept as", r.keptAs() == null ? null : "wal" + r.keptAs() + ", leases.json" + r.keptAs());
         }
         facts.print(out);
-        Table damage = new Table("damage", "offset", "length");
-        for (DamageSpan d : r.damage()) damage.row(d.kind().label(), d.offset(), d.length());
-        if (!damage.isEmpty()) damage.print(out);
+        Table damage = new Table("damage", "offset", "length", "rev before", "rev after");
         Table dropped = new Table("dropped at offset", "revision", "records", "why");
-        for (RecoveryReport.Dropped d : r.dropped()) dropped.row(d.offset(), d.revision(), d.records(), d.why());
+        if (r.account() != null) {
+            for (dev.walkit.format.replay.DamageLocator.Located l : r.account().damage()) {
+                damage.row(l.span().kind().label(), l.span().offset(), l.span().length(), dev.walkit.cli.Revision.cell(l.revisionBefore()),
+                        dev.walkit.cli.Revision.cell(l.revisionAfter()));
+            }
+            for (dev.walkit.format.account.Drop d : r.account().drops()) dropped.row(d.offset(), d.revision(), d.records(), d.reason().text());
+        }
+        if (!damage.isEmpty()) damage.print(out);
         if (!dropped.isEmpty()) dropped.print(out);
         Table loss = new Table("would lose", "key", "revision");
-        for (RecoveryReport.Loss l : r.loss()) loss.row(l.change(), new String(l.key(), StandardCharsets.UTF_8), l.revision());
+        for (RecoveryReport.Loss l : r.loss()) loss.row(l.change(), dev.walkit.cli.KeyText.quote(l.key()), l.revision());
         if (o.dryRun() && !loss.isEmpty()) loss.print(out);
     }
 }

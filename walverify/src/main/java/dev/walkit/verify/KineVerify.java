@@ -1,21 +1,25 @@
 package dev.walkit.verify;
 
 import dev.walkit.format.SplitScan;
-import dev.walkit.format.Finding;
 import dev.walkit.format.WalFormat;
+import dev.walkit.format.account.Account;
+import dev.walkit.format.account.AccountListener;
 import dev.walkit.format.kine.KineCheck;
 import dev.walkit.format.kine.KineDb;
+import dev.walkit.format.kine.KineHistoryWal;
 import dev.walkit.format.replay.FormReplay;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * walverify of kine's state.db, read from a private copy: {@link KineCheck}, the one check of a kine database
- * (SQLite's {@code quick_check} beside its rows replayed as a WAL's revisions by the rules every log is held to;
- * kine keeps no version: counted from the rows). What SQLite finds is damage.
+ * walverify of kine's state.db, read from a private copy: the one check of a kine database ({@link KineCheck}: SQLite's
+ * {@code quick_check} beside its rows replayed as a WAL's revisions by the rules every log is held to; kine keeps no
+ * version: counted from the rows), at every level, so that every level gives the one account of the db. What SQLite
+ * finds is damage.
  */
 final class KineVerify {
     private KineVerify() {
@@ -23,17 +27,20 @@ final class KineVerify {
 
     static VerifyReport verify(Path stateDb, VerifyLevel level, Verifier.Listener l) throws IOException {
         try (KineDb db = KineDb.open(stateDb, "walverify")) {
-            KineCheck check = KineCheck.run(db);
-            FormReplay.Result r = check.replay();
-            for (Finding f : r.findings()) l.finding(f);
-            List<String> damage = check.damage();
-            for (String d : damage) l.storeDamage("kine", d);
-            String detail = String.format("SQLite, %d row(s); kine keeps no version: versions counted from the rows kept", check.summary().rows());
-            long first = r.firstRevision();
-            long compact = check.summary().compactRevision();
-            return new VerifyReport(stateDb, WalFormat.V2, level, Files.size(stateDb), check.summary().rows(), r.transactions(), first,
-                    first < 0 ? -1 : r.revision(), compact > 0 ? compact : -1, r.liveKeys(),
-                    r.tombstones(), List.of(), r.findings(), null, -1, false, null, SplitScan.Outcome.ONE_THREAD, "kine", detail, damage);
+            CompletableFuture<List<String>> check = KineCheck.quickCheckAsync(db);
+            KineHistoryWal.Summary[] sum = {null};
+            AccountListener listener = new AccountListener(l::damage);
+            FormReplay.Result r;
+            List<String> quick;
+            try {
+                r = FormReplay.run(sink -> sum[0] = KineHistoryWal.emit(db, sink), listener);
+            } finally {
+                quick = check.join(); // before the copy is deleted, whatever the replay met
+            }
+            Account a = Account.ofForm(sum[0].store(stateDb, Files.size(stateDb), KineCheck.damage(quick, sum[0])), r, listener);
+            if (level == VerifyLevel.SEMANTIC) a.findings().forEach(l::finding);
+            for (String d : a.store().damage()) l.storeDamage("kine", d);
+            return new VerifyReport(WalFormat.V2, level, EtcdDbVerify.below(level, a), null, -1, false, null, SplitScan.Outcome.ONE_THREAD);
         }
     }
 }

@@ -1,8 +1,8 @@
 package dev.walkit.verify;
 
-import dev.walkit.cli.Revision;
 import dev.walkit.cli.ExitCode;
-import dev.walkit.format.DamageSpan;
+import dev.walkit.cli.render.AccountText;
+import dev.walkit.format.account.Account;
 import dev.walkit.format.Finding;
 import dev.walkit.format.Meaning;
 import dev.walkit.format.replay.DamageLocator;
@@ -13,30 +13,26 @@ import java.io.PrintWriter;
 final class SimplePrinter implements VerifyPrinter {
     @Override
     public void print(PrintWriter out, VerifyReport r, ExitCode code) {
-        if (r.isWal()) {
-            out.printf("%s: WAL format %s, %,d bytes, level %s%n", r.path(), r.format().label(), r.bytes(), r.level().name().toLowerCase(java.util.Locale.ROOT));
-        } else {
-            out.printf("%s: %s (%s), %,d bytes, level %s%n", r.path(), r.store().equals("kine") ? "kine state.db" : "etcd db", r.storeDetail(), r.bytes(),
-                    r.level().name().toLowerCase(java.util.Locale.ROOT));
-        }
-        for (String d : r.storeDamage()) out.printf("  %s damage: %s%n", r.store().equals("kine") ? "SQLite" : "bbolt", d);
-        out.printf("  records %,d, transactions %,d, revisions %s..%s%s%n", r.records(), r.transactions(), Revision.text(r.firstRevision()),
-                Revision.text(r.lastRevision()), r.compactRevision() >= 0 ? ", compact revision " + r.compactRevision() : "");
-        if (r.liveKeys() >= 0) out.printf("  live keys %,d, tombstones %,d%n", r.liveKeys(), r.tombstones());
+        Account a = r.account();
+        out.printf("%s, level %s%n", AccountText.what(a), r.level().name().toLowerCase(java.util.Locale.ROOT));
+        AccountText.storeDamage(out, "  ", a);
+        out.printf("  %s%n", AccountText.read(a));
+        if (a.replayed()) out.printf("  live keys %,d, tombstones %,d%n", a.liveKeys(), a.tombstones());
         if (r.leftoverCompaction() != null) out.printf("  note: leftover compaction %s: %s%n", r.leftoverCompaction(), Meaning.of(dev.walkit.format.DamageKind.LEFTOVER_COMPACTION));
         if (r.grewTo() >= 0) out.println(grewNote(r));
-        for (DamageLocator.Located d : r.damage()) {
-            DamageSpan s = d.span();
-            out.printf("  %s at offset %,d, %,d bytes (%s): %s%n    %s%n", s.kind().label(), s.offset(), s.length(),
-                    Revision.where(d.revisionBefore(), d.revisionAfter()), s.describe(), Meaning.of(s.kind()));
+        for (DamageLocator.Located d : a.damage()) AccountText.span(out, "  ", d);
+        for (Finding f : a.findings()) {
+            if (f.kind() != dev.walkit.format.DamageKind.LEFTOVER_COMPACTION) AccountText.finding(out, "  ", f);
         }
-        for (Finding f : r.findings()) {
-            out.printf("  %s at offset %,d (revision %s): %s%n    %s%n", f.kind().label(), f.offset(), Revision.text(f.revision()), f.detail(), Meaning.of(f.kind()));
+        if (a.replayed() && !a.affectedKeys().isEmpty()) {
+            out.printf("  keys whose latest state is uncertain (their transactions dropped, or their chain broken):%n");
+            AccountText.affectedKeys(out, "    ", a, 50);
         }
         String verdict = switch (code) {
             case OK -> "healthy";
             case TAIL_ONLY -> "torn tail only: `walrecover --policy tolerate-tail --out DIR " + r.path() + "` repairs it";
-            default -> r.isWal() ? "DAMAGED: see the findings above; `walverify --level semantic " + r.path() + "` adds the replay rules"
+            default -> r.isWal() && r.level() != VerifyLevel.SEMANTIC
+                    ? "DAMAGED: see the findings above; `walverify --level semantic " + r.path() + "` adds the replay rules"
                     : "DAMAGED: see the findings above; `waldoctor diagnose " + r.path() + "` for the report";
         };
         out.printf("verdict: %s (exit %d)%n", verdict, code.code());

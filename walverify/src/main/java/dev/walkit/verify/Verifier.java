@@ -12,6 +12,10 @@ import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalFormat;
+import dev.walkit.format.account.Account;
+import dev.walkit.format.account.AccountListener;
+import dev.walkit.format.account.Store;
+import dev.walkit.format.account.WalKeys;
 import dev.walkit.format.replay.CleanReplay;
 import dev.walkit.format.replay.CleanScan;
 import dev.walkit.format.replay.DamageLocator;
@@ -56,42 +60,46 @@ public final class Verifier {
     /** As above; v2 files of {@code minSplit} bytes or more are read on two threads at frame and decode level. */
     static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit) throws IOException {
         Listener l = listener == null ? new Listener() { } : listener;
-        dev.walkit.format.StoreFile store = dev.walkit.format.StoreFile.resolve(input);
-        if (store.kind() == dev.walkit.format.StoreFile.Kind.ETCD_DB) return EtcdDbVerify.verify(store.file(), level, l);
-        if (store.kind() == dev.walkit.format.StoreFile.Kind.KINE) return KineVerify.verify(store.file(), level, l);
+        dev.walkit.format.store.StoreFile store = dev.walkit.format.store.StoreFile.resolve(input);
+        if (store.kind() == dev.walkit.format.store.StoreFile.Kind.ETCD_DB) return EtcdDbVerify.verify(store.file(), level, l);
+        if (store.kind() == dev.walkit.format.store.StoreFile.Kind.KINE) return KineVerify.verify(store.file(), level, l);
         Path walPath = Wal.resolve(input);
         ReaderOptions ro = level == VerifyLevel.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
         Facts r = new Facts();
-        r.path = walPath;
         r.level = level;
         r.leftoverCompaction = Wal.leftoverCompaction(walPath);
+        Account account;
         try (WalFile file = WalFile.open(walPath, ro.maxRecLen())) {
             r.bytes = file.size();
             file.onFill(l.bytesRead());
             Wal.Sniff sniff = Wal.requireWal(file, ro.maxRecLen());
             r.format = sniff.format();
-            Locator loc = new Locator(r, l);
+            Store wal = Store.wal(walPath, file.size(), sniff.format().label());
             if (level == VerifyLevel.SEMANTIC) {
                 CleanReplay clean = sniff.format() == WalFormat.V2 ? CleanScan.scan(file, ro, CleanReplay.whole()) : null;
                 r.cleanPath = clean != null && clean.irregularity() == null;
                 r.cleanPathEnded = clean == null ? null : clean.irregularity();
-                if (r.cleanPath) clean(clean, r, loc);
-                else semantic(file, sniff.format(), ro, r, loc, l);
-            } else if (sniff.format() == WalFormat.V2) {
-                frames(file, ro, r, loc, minSplit);
+                account = r.cleanPath ? Account.clean(wal, clean, file.size()) : semantic(file, sniff.format(), ro, wal, l);
             } else {
-                try (EntrySource src = new V1Reader(file, ro.maxRecLen(), false)) {
-                    for (LogItem it; (it = src.next()) != null; ) {
-                        if (it instanceof WalEntry e) {
-                            loc.record(e.revision());
-                            r.transactions++;
-                        } else {
-                            loc.damage((DamageSpan) it);
+                Locator loc = new Locator(r, l);
+                if (sniff.format() == WalFormat.V2) {
+                    frames(file, ro, r, loc, minSplit);
+                } else {
+                    try (EntrySource src = new V1Reader(file, ro.maxRecLen(), false)) {
+                        for (LogItem it; (it = src.next()) != null; ) {
+                            if (it instanceof WalEntry e) {
+                                loc.record(e.revision());
+                                r.transactions++;
+                            } else {
+                                loc.damage((DamageSpan) it);
+                            }
                         }
                     }
                 }
+                loc.end();
+                account = Account.scan(wal, r.records, r.transactions, r.firstRevision, r.lastRevision, r.compactRevision, file.size(),
+                        r.damage, List.of());
             }
-            loc.end();
         }
         try {
             long now = java.nio.file.Files.size(walPath);
@@ -101,15 +109,16 @@ public final class Verifier {
         }
         if (r.leftoverCompaction != null) {
             // Reported, not damage: wal stays authoritative (§6).
-            l.finding(new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, r.leftoverCompaction + " exists: a compaction did not finish"));
+            Finding f = new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, r.leftoverCompaction + " exists: a compaction did not finish");
+            l.finding(f);
+            account = account.withFinding(f, r.bytes);
         }
-        return r.report();
+        return new VerifyReport(r.format, level, account, r.leftoverCompaction, r.grewTo, r.cleanPath, r.cleanPathEnded, r.scan);
     }
 
-    /** The report as the pass finds it, made a {@link VerifyReport} at the end. */
+    /** What the pass finds besides its account. */
     private static final class Facts {
         SplitScan.Outcome scan = SplitScan.Outcome.ONE_THREAD;
-        Path path;
         WalFormat format;
         VerifyLevel level;
         long bytes;
@@ -118,20 +127,11 @@ public final class Verifier {
         long firstRevision = -1;
         long lastRevision = -1;
         long compactRevision = -1;
-        long liveKeys = -1;
         boolean cleanPath;
         String cleanPathEnded;
-        long tombstones = -1;
         final List<DamageLocator.Located> damage = new ArrayList<>();
-        final List<Finding> findings = new ArrayList<>();
         Path leftoverCompaction;
         long grewTo = -1;
-
-        VerifyReport report() {
-            return new VerifyReport(path, format, level, bytes, records, transactions, firstRevision, lastRevision,
-                    compactRevision, liveKeys, tombstones, damage, findings, leftoverCompaction, grewTo, cleanPath, cleanPathEnded, scan,
-                    "wal", "", List.of());
-        }
     }
 
     private static void frames(WalFile file, ReaderOptions ro, Facts r, Locator loc, long minSplit) throws IOException {
@@ -149,36 +149,13 @@ public final class Verifier {
         }, rev -> r.compactRevision = rev, minSplit);
     }
 
-    /** A log the fast path found clean: its facts, no findings. */
-    private static void clean(CleanReplay c, Facts r, Locator loc) {
-        loc.records(c.records(), c.firstRecordRevision(), c.lastRecordRevision(), c.maxRecordRevision());
-        r.transactions = c.transactions();
-        r.compactRevision = c.compactRevision() > 0 ? c.compactRevision() : -1;
-        r.liveKeys = c.liveCount();
-        r.tombstones = c.tombstoneCount();
-    }
-
-    private static void semantic(WalFile file, WalFormat format, ReaderOptions ro, Facts r, Locator loc, Listener l) throws IOException {
-        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), new Replayer.Listener() {
-            @Override
-            public void read(long offset, long revision) {
-                loc.record(revision);
-            }
-
-            @Override
-            public void damage(DamageSpan span) {
-                loc.damage(span);
-            }
-        });
-        Replayer s = res.state();
-        r.transactions = s.transactions();
-        r.compactRevision = s.compactRevision() > 0 ? s.compactRevision() : -1;
-        r.liveKeys = s.keys().liveCount();
-        r.tombstones = s.keys().tombstoneCount();
-        for (Finding f : s.findings()) {
-            r.findings.add(f);
-            l.finding(f);
-        }
+    /** The full replay: its account (every damaged span told to {@code l} as located, every finding at the end). */
+    private static Account semantic(WalFile file, WalFormat format, ReaderOptions ro, Store store, Listener l) throws IOException {
+        AccountListener listener = new AccountListener(l::damage);
+        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener);
+        Account a = listener.account(store, res.state(), file.size(), WalKeys.of(file, res.format()));
+        for (Finding f : a.findings()) l.finding(f);
+        return a;
     }
 
     /** Feeds the report from a {@link DamageLocator}. */

@@ -4,20 +4,17 @@ import dev.walkit.format.Assessment;
 import dev.walkit.format.Finding;
 import dev.walkit.format.SplitScan;
 import dev.walkit.format.WalFormat;
+import dev.walkit.format.account.Account;
 import dev.walkit.format.replay.DamageLocator;
 
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * What one verification found, as a value: the facts of the log, its damage and findings, and (derived) the
- * verdict. Printed by one {@link VerifyPrinter} per {@code -w} format.
+ * What one verification found, as a value: the engine's {@link Account} of the pass (what was read, the damage and
+ * findings, the verdict; after a replay, the state and where the revisions went) and what only walverify says of
+ * the pass. Printed by one {@link VerifyPrinter} per {@code -w} format.
  *
- * @param firstRevision      the first revision read, -1 when none
- * @param lastRevision       the last revision read, -1 when none
- * @param compactRevision    the snapshot marker's revision, -1 when none
- * @param liveKeys           semantic level: live keys after replay; -1 below it
- * @param tombstones         semantic level: keys deleted; -1 below it
  * @param leftoverCompaction a compaction's leftover file beside the log, or null
  * @param grewTo             the file's size after the read when it had grown meanwhile (a running store
  *                           appending), else -1: only the first {@code bytes} were verified, and a torn tail
@@ -25,39 +22,74 @@ import java.util.List;
  * @param cleanPath          semantic level: the light replay took the log (found it clean), no full replay
  * @param cleanPathEnded     what ended the light replay when it was tried and ended, else null
  * @param scan               how the frame/decode scan used the threads (its contents do not depend on it)
- * @param store              "wal", or "etcd-db" (an etcd db read from bbolt's format; its history replayed as a WAL)
- * @param storeDetail        an etcd db's own facts (page size, txid, consistent index), else empty
- * @param storeDamage        an etcd db's damage, by page and offset; any makes the verdict damaged
  */
-public record VerifyReport(Path path, WalFormat format, VerifyLevel level, long bytes, long records, long transactions,
-                           long firstRevision, long lastRevision, long compactRevision, long liveKeys, long tombstones,
-                           List<DamageLocator.Located> damage, List<Finding> findings, Path leftoverCompaction, long grewTo,
-                           boolean cleanPath, String cleanPathEnded, SplitScan.Outcome scan, String store, String storeDetail,
-                           List<String> storeDamage) {
+public record VerifyReport(WalFormat format, VerifyLevel level, Account account, Path leftoverCompaction, long grewTo,
+                           boolean cleanPath, String cleanPathEnded, SplitScan.Outcome scan) {
 
-    public VerifyReport {
-        damage = List.copyOf(damage);
-        findings = List.copyOf(findings);
-        storeDamage = List.copyOf(storeDamage);
+    public Path path() {
+        return account.store().path();
     }
 
     public boolean isWal() {
-        return store.equals("wal");
+        return account.store().isWal();
     }
 
-    /** The verdict: the log's {@link Assessment}, or damaged when the store's own format is. */
+    /** "wal", "etcd-db" or "kine". */
+    public String store() {
+        return account.store().kind().label();
+    }
+
+    public String storeDetail() {
+        return account.store().detail();
+    }
+
+    public List<String> storeDamage() {
+        return account.store().damage();
+    }
+
+    public long bytes() {
+        return account.store().bytes();
+    }
+
+    public long records() {
+        return account.records();
+    }
+
+    public long transactions() {
+        return account.transactions();
+    }
+
+    public long firstRevision() {
+        return account.firstRevision();
+    }
+
+    public long lastRevision() {
+        return account.lastRevision();
+    }
+
+    public long compactRevision() {
+        return account.compactRevision();
+    }
+
+    public long liveKeys() {
+        return account.liveKeys();
+    }
+
+    public long tombstones() {
+        return account.tombstones();
+    }
+
+    public List<DamageLocator.Located> damage() {
+        return account.damage();
+    }
+
+    public List<Finding> findings() {
+        return account.findings();
+    }
+
+    /** The verdict: the account's. */
     public Assessment.Verdict verdictOf() {
-        return assessment().verdictWith(storeDamage.size());
-    }
-
-    /** What the damage and findings amount to ({@link Assessment}: the one definition of "torn tail only"). */
-    public Assessment assessment() {
-        return Assessment.of(damage.stream().map(DamageLocator.Located::span).toList(), findings, bytes);
-    }
-
-    /** True when the only damage is at the tail: one torn tail reaching the end of the file, and findings only about it. */
-    public boolean tailOnly() {
-        return verdictOf() == Assessment.Verdict.TORN_TAIL;
+        return account.verdict();
     }
 
     public boolean healthy() {

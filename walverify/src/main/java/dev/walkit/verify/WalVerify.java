@@ -115,8 +115,8 @@ public final class WalVerify implements Callable<Integer> {
         // A bar on the terminal for a large file, with the human report only (never with JSON or in a pipe).
         long size;
         try {
-            dev.walkit.format.StoreFile store = dev.walkit.format.StoreFile.resolve(path);
-            size = store.kind() == dev.walkit.format.StoreFile.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
+            dev.walkit.format.store.StoreFile store = dev.walkit.format.store.StoreFile.resolve(path);
+            size = store.kind() == dev.walkit.format.store.StoreFile.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
         } catch (IOException e) {
             size = 0; // the verification names it
         }

@@ -242,6 +242,19 @@ public final class EtcdDb implements Closeable {
         return List.copyOf(all);
     }
 
+    /**
+     * The db as the one account names it ({@link dev.walkit.format.account.Store}): its size, the revisions it holds,
+     * its lease bucket, its own facts and damage; read after its revisions were (the damage waits for the trailer).
+     */
+    public dev.walkit.format.account.Store store(Path path, long revisionsHeld) throws IOException {
+        List<String> damage = new java.util.ArrayList<>();
+        for (BoltDamage d : damage()) damage.add(d.toString());
+        String detail = String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s) in its lease bucket%s", bolt.meta().pageSize(),
+                bolt.meta().txid(), consistentIndex(), leases.size(), trailer() == Trailer.SHA256_MATCHES ? ", etcdctl snapshot's SHA-256 matches" : "");
+        return new dev.walkit.format.account.Store(dev.walkit.format.account.Store.Kind.ETCD_DB, path, bolt.size(), "etcd-db", revisionsHeld,
+                leases.size(), detail, damage);
+    }
+
     @Override
     public void close() throws IOException {
         try {

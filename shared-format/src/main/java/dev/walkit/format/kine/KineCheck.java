@@ -29,7 +29,7 @@ public record KineCheck(KineHistoryWal.Summary summary, FormReplay.Result replay
 
     /** Checks {@code db} (its private copy; read on two connections). */
     public static KineCheck run(KineDb db) throws IOException {
-        CompletableFuture<List<String>> check = CompletableFuture.supplyAsync(() -> quickCheck(db));
+        CompletableFuture<List<String>> check = quickCheckAsync(db);
         KineHistoryWal.Summary[] sum = {null};
         FormReplay.Result r;
         List<String> damage;
@@ -38,14 +38,24 @@ public record KineCheck(KineHistoryWal.Summary summary, FormReplay.Result replay
         } finally {
             damage = check.join(); // before the copy is deleted, whatever the replay met
         }
-        damage = new ArrayList<>(damage);
-        damage.addAll(sum[0].unreadable()); // rows a damaged page of the table held: not replayed
-        return new KineCheck(sum[0], r, damage);
+        return new KineCheck(sum[0], r, damage(damage, sum[0])); // rows a damaged page of the table held: not replayed
     }
 
     /** walverify's verdict on the database: its findings, then any damage of its own makes it damaged. */
     public Assessment.Verdict verdict(long fileSize) {
         return Assessment.of(List.of(), replay.findings(), fileSize).verdictWith(damage.size());
+    }
+
+    /** {@link #quickCheck} started on a thread of its own (join it before the copy is closed). */
+    public static CompletableFuture<List<String>> quickCheckAsync(KineDb db) {
+        return CompletableFuture.supplyAsync(() -> quickCheck(db));
+    }
+
+    /** The store's damage: {@code quickCheck}'s lines, then the rows a damaged page of the table held. */
+    public static List<String> damage(List<String> quickCheck, KineHistoryWal.Summary summary) {
+        List<String> all = new ArrayList<>(quickCheck);
+        all.addAll(summary.unreadable());
+        return all;
     }
 
     /** What {@code PRAGMA quick_check} finds (its pages and indexes), each line a damage. */

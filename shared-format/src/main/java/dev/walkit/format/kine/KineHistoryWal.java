@@ -34,6 +34,15 @@ public final class KineHistoryWal {
         public Summary {
             unreadable = List.copyOf(unreadable);
         }
+
+        /**
+         * The db as the one account names it ({@link dev.walkit.format.account.Store}): its size, its rows, its own
+         * facts, and {@code damage} (what SQLite's check found, then the rows it could not read).
+         */
+        public dev.walkit.format.account.Store store(java.nio.file.Path path, long bytes, List<String> damage) {
+            return new dev.walkit.format.account.Store(dev.walkit.format.account.Store.Kind.KINE, path, bytes, "kine", rows, -1,
+                    String.format("SQLite, %d row(s); kine keeps no version: versions counted from the rows kept; a lease is its TTL", rows), damage);
+        }
     }
 
     /**

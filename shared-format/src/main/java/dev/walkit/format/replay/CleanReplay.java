@@ -38,6 +38,8 @@ public final class CleanReplay implements SplitScan.Part {
     private long lastRecordRevision = -1;
     private long maxRecordRevision = -1;
     private long transactions;
+    /** Of {@link #transactions}, the snapshot prefix's records (its marker's too). */
+    private long prefixRecords;
     private long revision;
     private long firstTxnRevision = -1;
     private long openTxn = -1;
@@ -72,11 +74,6 @@ public final class CleanReplay implements SplitScan.Part {
      */
     public static CleanReplay forDigest() {
         return new CleanReplay(false, true);
-    }
-
-    /** {@link #part()} of a log read for its digest ({@link #forDigest()}). */
-    public static CleanReplay partForDigest() {
-        return new CleanReplay(true, true);
     }
 
     /** The same kind of replay, for a later part of the log. */
@@ -170,6 +167,7 @@ public final class CleanReplay implements SplitScan.Part {
             prefix.marker(rev, buf.getLong(f.valueStart()));
             revision = rev;
             transactions++;
+            prefixRecords++;
             return true;
         }
         int ref = keys.find(buf, f.keyStart(), f.keyLength());
@@ -177,6 +175,7 @@ public final class CleanReplay implements SplitScan.Part {
         if (keepsValues) keys.value(ref, rev, f.lease(), v.valueFileOffset(), f.valueLength());
         lastSnapshotRef = ref;
         transactions++;
+        prefixRecords++;
         return true;
     }
 
@@ -332,6 +331,16 @@ public final class CleanReplay implements SplitScan.Part {
 
     public long maxRecordRevision() {
         return maxRecordRevision;
+    }
+
+    /** Ordinary transactions applied, the snapshot prefix not counted (as {@link Replayer#ordinaryApplied()}). */
+    public long ordinaryTransactions() {
+        return transactions - prefixRecords;
+    }
+
+    /** Where the revisions of a clean log went: every ordinary revision applied, the rest gaps the format allows. */
+    public RevisionAccount revisionAccount() {
+        return new RevisionAccount(compactRevision(), revision(), ordinaryTransactions(), 0, 0);
     }
 
     /** Applied transactions, each snapshot-prefix record counting as one (as {@link Replayer#transactions()}). */

@@ -33,14 +33,23 @@ public final class FormReplay {
     }
 
     /** What the replay found, as {@link Replayer} reports it. */
+    /**
+     * What the replay of the form made: its counts, and the replay that made them: {@code clean} when the light replay
+     * took the whole form, else {@code full} (its listener told everything the replay did).
+     */
     public record Result(long transactions, long firstRevision, long revision, long compactRevision, long liveKeys,
-            long tombstones, List<Finding> findings) {
+            long tombstones, List<Finding> findings, CleanReplay clean, Replayer full) {
     }
 
     private FormReplay() {
     }
 
     public static Result run(Form form) throws IOException {
+        return run(form, null);
+    }
+
+    /** {@link #run(Form)}; when the form is replayed by {@link Replayer}, {@code listener} is told what it does (every record read too). */
+    public static Result run(Form form, Replayer.Listener listener) throws IOException {
         Light light = new Light();
         try {
             form.emit(light);
@@ -50,20 +59,24 @@ public final class FormReplay {
         CleanReplay c = light.clean;
         if (c.irregularity() == null && c.end()) {
             return new Result(c.transactions(), c.firstTransactionRevision(), c.revision(), c.compactRevision(), c.liveCount(),
-                    c.tombstoneCount(), List.of());
+                    c.tombstoneCount(), List.of(), c, null);
         }
-        Replayer r = full(form);
+        Replayer r = full(form, listener == null ? new Replayer.Listener() { } : listener);
         return new Result(r.transactions(), r.firstRevision(), r.revision(), r.compactRevision(), r.keys().liveCount(),
-                r.keys().tombstoneCount(), r.findings());
+                r.keys().tombstoneCount(), r.findings(), null, r);
     }
 
     /** The form replayed by {@link Replayer}: every finding made. */
     static Replayer full(Form form) throws IOException {
+        return full(form, new Replayer.Listener() { });
+    }
+
+    static Replayer full(Form form, Replayer.Listener listener) throws IOException {
         long[] offset = {0};
         long[] markerAt = {-1};
         byte[][] marker = {null};
         Replayer r = new Replayer(Replayer.Options.defaults(), (at, len) -> at == markerAt[0] ? marker[0] : new byte[len],
-                new Replayer.Listener() { }, new KeyIndex());
+                listener, new KeyIndex());
         TransactionGrouper g = new TransactionGrouper(r);
         form.emit(new RecordSink() {
             @Override
@@ -91,6 +104,7 @@ public final class FormReplay {
                 KeyValue k = counted(kv) ? kv.withVersion(countedVersion(r.keys().get(kv.key()), kv)) : kv;
                 int length = RecordEncoder.recordLength(k, valueLength);
                 offset[0] += length;
+                listener.read(at, k.modRevision());
                 g.accept(new WalEntry(at, length, k.flags(), k.modRevision(), k.key(), k.createRevision(), k.version(), k.lease(),
                         at, valueLength, CrcRange.STANDARD));
             }

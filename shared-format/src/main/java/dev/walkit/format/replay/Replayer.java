@@ -43,8 +43,8 @@ public final class Replayer implements TransactionGrouper.Sink {
         default void recordApplied(long offset, long revision, boolean delete, KeyState state) {
         }
 
-        /** {@code why} in words; the finding, when the drop is one, went to {@link Replayer#findings()}. */
-        default void dropped(Transaction txn, String why) {
+        /** {@code why}, typed; the finding, when the drop is one, went to {@link Replayer#findings()}. */
+        default void dropped(Transaction txn, DropReason why) {
         }
 
         default void damage(DamageSpan span) {
@@ -104,14 +104,14 @@ public final class Replayer implements TransactionGrouper.Sink {
     /** The transaction the prefix's rules are asked about, for the findings they report. */
     private Transaction judged;
     /** Why {@link #judged} is dropped, when a rule said so. */
-    private String dropWhy;
+    private DropReason dropWhy;
     private final SnapshotPrefix.Report report = (kind, offset, length, detail, effect, inPrefix) -> {
         boolean drops = effect == SnapshotPrefix.Effect.DROPS;
         Finding f = new Finding(kind, offset, length, kind == DamageKind.TRUNCATED_SNAPSHOT ? prefix.compactRevision()
                 : judged == null ? -1 : judged.revision(),
                 drops && judged != null ? judged.records() : 0, detail);
         finding(f);
-        if (drops) dropWhy = detail;
+        if (drops) dropWhy = new DropReason.RuleBroken(f);
         if (effect == SnapshotPrefix.Effect.KEPT) keptBreak(f, judged == null ? new byte[0] : judged.entries().get(0).key());
         if (inPrefix) markDamaged(offset);
     };
@@ -209,7 +209,7 @@ public final class Replayer implements TransactionGrouper.Sink {
             }
         }
         if (txn.revision() > options.toRevision) {
-            dropped(txn, "revision " + txn.revision() + " is after --to-revision " + options.toRevision);
+            dropped(txn, new DropReason.AfterToRevision(txn.revision(), options.toRevision));
             return;
         }
         if (!Rules.revisionAdvances(txn.revision(), revision, transactions > 0 || prefix.hasMarker())) {
@@ -230,7 +230,7 @@ public final class Replayer implements TransactionGrouper.Sink {
     }
 
     private void dropAfterDamage(Transaction txn) {
-        dropped(txn, "after the first damage at offset " + firstDamageOffset + " (point-in-time)");
+        dropped(txn, new DropReason.AfterFirstDamage(firstDamageOffset));
     }
 
     /** The most records of a transaction {@link #applyPlain} takes. */
@@ -291,7 +291,7 @@ public final class Replayer implements TransactionGrouper.Sink {
 
     private void drop(Transaction txn, Finding why) {
         finding(why);
-        dropped(txn, why.detail());
+        dropped(txn, new DropReason.RuleBroken(why));
     }
 
     /** What the prefix's rules say of the lone snapshot record {@code e} ({@link SnapshotPrefix#lone}). */
@@ -421,7 +421,7 @@ public final class Replayer implements TransactionGrouper.Sink {
     }
 
     /** A dropped transaction, counted when its revision is ahead of the last applied one (a regression or a duplicate is not a revision of its own). */
-    private void dropped(Transaction txn, String why) {
+    private void dropped(Transaction txn, DropReason why) {
         countDropped(txn.revision());
         listener.dropped(txn, why);
     }

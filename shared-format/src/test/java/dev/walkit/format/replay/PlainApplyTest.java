@@ -89,7 +89,8 @@ class PlainApplyTest {
         }
 
         @Override
-        public void dropped(Transaction txn, String why) {
+        public void dropped(Transaction txn, dev.walkit.format.replay.DropReason reason) {
+            String why = reason.text();
             events.add("dropped " + txn.offset() + ".." + txn.end() + ": " + why);
         }
 

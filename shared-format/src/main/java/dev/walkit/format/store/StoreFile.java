@@ -1,5 +1,6 @@
-package dev.walkit.format;
+package dev.walkit.format.store;
 
+import dev.walkit.format.Wal;
 import dev.walkit.format.bbolt.BoltFile;
 import dev.walkit.format.kine.KineDb;
 

@@ -1,0 +1,60 @@
+package dev.walkit.runbooks;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+/**
+ * The layers import downwards only (docs/architecture.md): the codec and the reader (dev.walkit.format), the other
+ * stores' own formats (bbolt, sqlite), the replay and its policies, the one account, the stores read into the engine
+ * (etcd, kine, store), the tools' common CLI, the tools; and no two tools know each other. Writing an output
+ * (output) stands apart. A class that imports upwards, or a cycle between packages, fails here.
+ */
+class ArchitectureTest {
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void load() {
+        // The main classes of every module, whether the reactor gives them as directories or jars; no test class (nor a test-jar).
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(location -> !location.asURI().toString().contains("-tests.jar"))
+                .importPackages("dev.walkit");
+    }
+
+    @Test
+    void layersImportDownwardsOnly() {
+        layeredArchitecture().consideringOnlyDependenciesInLayers()
+                .layer("codec and reader").definedBy("dev.walkit.format")
+                .layer("other formats").definedBy("dev.walkit.format.bbolt..", "dev.walkit.format.sqlite..")
+                .layer("replay").definedBy("dev.walkit.format.replay..", "dev.walkit.format.policy..")
+                .layer("account").definedBy("dev.walkit.format.account..")
+                .layer("stores").definedBy("dev.walkit.format.etcd..", "dev.walkit.format.kine..", "dev.walkit.format.store..")
+                .layer("output").definedBy("dev.walkit.format.output..")
+                .layer("cli").definedBy("dev.walkit.cli..")
+                .layer("tools").definedBy("dev.walkit.verify..", "dev.walkit.doctor..", "dev.walkit.recover..", "dev.walkit.migrate..")
+                .whereLayer("tools").mayNotBeAccessedByAnyLayer()
+                .whereLayer("cli").mayOnlyBeAccessedByLayers("tools")
+                .whereLayer("output").mayOnlyBeAccessedByLayers("cli", "tools")
+                .whereLayer("stores").mayOnlyBeAccessedByLayers("cli", "tools")
+                .whereLayer("account").mayOnlyBeAccessedByLayers("stores", "cli", "tools")
+                .whereLayer("replay").mayOnlyBeAccessedByLayers("account", "stores", "cli", "tools")
+                .whereLayer("other formats").mayOnlyBeAccessedByLayers("stores", "cli", "tools")
+                .whereLayer("codec and reader").mayOnlyBeAccessedByLayers("replay", "account", "stores", "cli", "tools")
+                .check(classes);
+    }
+
+    @Test
+    void theEnginesPackagesHaveNoCycle() {
+        slices().matching("dev.walkit.format.(*)..").should().beFreeOfCycles().check(classes);
+    }
+
+    @Test
+    void noToolKnowsAnother() {
+        slices().matching("dev.walkit.(verify|doctor|recover|migrate)..").should().notDependOnEachOther().check(classes);
+    }
+}

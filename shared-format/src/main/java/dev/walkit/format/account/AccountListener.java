@@ -1,0 +1,95 @@
+package dev.walkit.format.account;
+
+import dev.walkit.format.DamageKind;
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.Finding;
+import dev.walkit.format.Transaction;
+import dev.walkit.format.WalEntry;
+import dev.walkit.format.replay.DamageLocator;
+import dev.walkit.format.replay.DropReason;
+import dev.walkit.format.replay.Replayer;
+import dev.walkit.format.replay.RevisionAccount;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a replay tells, gathered into its {@link Account}: every record read (records, revisions), every damaged span
+ * located between the revisions around it, every drop with its keys and its reason, every key whose chain a record
+ * applied as stored broke. A tool that wants more of the replay extends it and calls {@code super} for these.
+ */
+public class AccountListener implements Replayer.Listener {
+    /** The keys of the valid records in {@code [from, to)} (an incomplete transaction's), from the file read. */
+    @FunctionalInterface
+    public interface KeysIn {
+        List<byte[]> keys(long from, long to);
+    }
+
+    private final List<DamageLocator.Located> damage = new ArrayList<>();
+    private final DamageLocator locator;
+    private final List<Drop> drops = new ArrayList<>();
+    private final List<byte[]> brokenChains = new ArrayList<>();
+
+    public AccountListener() {
+        this(null);
+    }
+
+    /** {@code located}, when not null, is told each damaged span as soon as it is located (--jsonl streams it). */
+    public AccountListener(java.util.function.Consumer<DamageLocator.Located> located) {
+        this.locator = new DamageLocator(located == null ? damage::add : x -> {
+            damage.add(x);
+            located.accept(x);
+        });
+    }
+
+    @Override
+    public void read(long offset, long revision) {
+        locator.record(revision);
+    }
+
+    @Override
+    public void damage(DamageSpan span) {
+        locator.damage(span);
+    }
+
+    @Override
+    public void dropped(Transaction txn, DropReason why) {
+        List<byte[]> keys = new ArrayList<>(txn.records());
+        for (WalEntry e : txn.entries()) keys.add(e.key());
+        drops.add(new Drop(txn.offset(), txn.revision(), txn.records(), keys, why));
+    }
+
+    @Override
+    public void keptBreak(Finding f, byte[] key) {
+        brokenChains.add(key);
+    }
+
+    /** The damaged spans located so far (all of them once {@link #account} was made). */
+    public List<DamageLocator.Located> located() {
+        return damage;
+    }
+
+    public long recordsRead() {
+        return locator.records();
+    }
+
+    /**
+     * The account of the replay {@code s} that told this listener, of a log of {@code logBytes} (for a store, its WAL
+     * form's); an incomplete transaction's keys read by {@code keysIn} (null: none named).
+     */
+    public Account account(Store store, Replayer s, long logBytes, KeysIn keysIn) {
+        locator.end();
+        List<Drop> all = new ArrayList<>(drops);
+        for (Finding f : s.findings()) {
+            if (f.kind() != DamageKind.INCOMPLETE_TRANSACTION) continue;
+            List<byte[]> keys = keysIn == null ? List.of() : keysIn.keys(f.offset(), f.offset() + f.length());
+            all.add(new Drop(f.offset(), f.revision(), f.records(), keys, new DropReason.Incomplete(f)));
+        }
+        all.sort(java.util.Comparator.comparingLong(Drop::offset));
+        long leases = store.leases() >= 0 ? store.leases() : s.leases().keysByLease().size();
+        return new Account(store, store.records() >= 0 ? store.records() : locator.records(), s.transactions(), locator.firstRevision(),
+                locator.lastRevision(), s.compactRevision() > 0 ? s.compactRevision() : -1, s.keys().liveCount(), s.keys().tombstoneCount(),
+                leases, RevisionAccount.of(s, damage), damage, s.findings(), all, Account.affected(all, brokenChains),
+                Account.verdict(store, damage, s.findings(), logBytes));
+    }
+}
