@@ -29,10 +29,6 @@ public enum ExitCode {
         return code;
     }
 
-    public String meaning() {
-        return meaning;
-    }
-
     /** The exit code of a log's verdict ({@link dev.walkit.format.Assessment}): walverify's and waldoctor diagnose's. */
     public static ExitCode of(dev.walkit.format.Assessment.Verdict v) {
         return switch (v) {

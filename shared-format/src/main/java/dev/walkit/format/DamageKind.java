@@ -8,35 +8,29 @@ package dev.walkit.format;
  */
 public enum DamageKind {
     // Damaged byte spans: reported by the reader with offset and length.
-    TORN_TAIL("torn-tail", true),
-    CRC_MISMATCH("crc-mismatch", true),
-    BAD_HEADER("bad-header", true),
-    INCONSISTENT_HEADER("inconsistent-header", true),
-    UNDECODABLE_PAYLOAD("undecodable-payload", true),
-    GARBAGE_SPAN("garbage-span", true),
-    CRC_RANGE_BUG("crc-range-bug", true),
+    TORN_TAIL("torn-tail"),
+    CRC_MISMATCH("crc-mismatch"),
+    BAD_HEADER("bad-header"),
+    INCONSISTENT_HEADER("inconsistent-header"),
+    UNDECODABLE_PAYLOAD("undecodable-payload"),
+    GARBAGE_SPAN("garbage-span"),
+    CRC_RANGE_BUG("crc-range-bug"),
     // Findings of grouping and replay.
-    INCOMPLETE_TRANSACTION("incomplete-transaction", false),
-    REVISION_REGRESSION("revision-regression", false),
-    VERSION_MISMATCH("version-create-revision-mismatch", false),
-    TRUNCATED_SNAPSHOT("truncated-snapshot", false),
-    MISPLACED_SNAPSHOT("misplaced-snapshot", false),
-    DELETE_OF_ABSENT_KEY("delete-of-absent-key", false),
-    LEFTOVER_COMPACTION("leftover-compaction", false);
+    INCOMPLETE_TRANSACTION("incomplete-transaction"),
+    REVISION_REGRESSION("revision-regression"),
+    VERSION_MISMATCH("version-create-revision-mismatch"),
+    TRUNCATED_SNAPSHOT("truncated-snapshot"),
+    MISPLACED_SNAPSHOT("misplaced-snapshot"),
+    DELETE_OF_ABSENT_KEY("delete-of-absent-key"),
+    LEFTOVER_COMPACTION("leftover-compaction");
 
     private final String label;
-    private final boolean span;
-    DamageKind(String label, boolean span) {
+
+    DamageKind(String label) {
         this.label = label;
-        this.span = span;
     }
 
     public String label() {
         return label;
-    }
-
-    /** True for the kinds the reader reports as byte spans. */
-    public boolean isSpan() {
-        return span;
     }
 }

@@ -34,12 +34,6 @@ public final class Varints {
         return (buf.getLong(index) & MASK8_TOP) == CONT8;
     }
 
-    /** Decodes a 4-byte overlong varint (caller checked {@link #isOverlong4}). */
-    public static int decodeOverlong4(ByteBuffer buf, int index) {
-        int v = buf.getInt(index);
-        return (v & 0x7F) | ((v >>> 1) & (0x7F << 7)) | ((v >>> 2) & (0x7F << 14)) | ((v >>> 3) & (0x7F << 21));
-    }
-
     /** Decodes an 8-byte overlong varint (caller checked {@link #isOverlong8}). */
     public static long decodeOverlong8(ByteBuffer buf, int index) {
         long v = buf.getLong(index);

@@ -19,8 +19,4 @@ public final class ShellContext {
     public LogIndex index() {
         return index;
     }
-
-    public long viewRevision() {
-        return viewRevision;
-    }
 }

@@ -134,6 +134,15 @@ public final class OutputDir implements AutoCloseable {
         }
     }
 
+    /** Told each durable step of a publish ({@link PairSwitch#run}); nothing but in the tests that crash it there. */
+    private java.util.function.IntConsumer afterStep = step -> {
+    };
+
+    /** For tests: {@code hook} is told each durable step of this directory's publish (1 = the intent file); it may stop the run there. */
+    void afterEachStep(java.util.function.IntConsumer hook) {
+        this.afterStep = hook;
+    }
+
     /**
      * Puts each temp file (written and fsynced by the caller) in place under its name, in the map's order, the
      * last name being the commit name ({@link PairSwitch}); old files of those names are kept as
@@ -150,7 +159,7 @@ public final class OutputDir implements AutoCloseable {
             anyOld |= old;
             entries.add(new PairSwitch.Entry(f.getKey(), f.getValue().getFileName().toString(), old));
         }
-        PairSwitch.run(dir, entries, suffix);
+        PairSwitch.run(dir, entries, suffix, afterStep);
         for (Path p : files.values()) {
             PENDING.remove(p);
             temps.remove(p);

@@ -42,18 +42,15 @@ final class PairSwitch {
     record Entry(String name, String temp, boolean old) {
     }
 
-    /** For tests: called after each durable step of {@link #run} with its number (1 = the intent file); a test stops the run there. */
-    static java.util.function.IntConsumer afterStep = step -> {
-    };
-
     private PairSwitch() {
     }
 
     /**
      * Puts {@code entries}' temp files in place under their names in {@code dir}, in the order given (the commit
      * name last), keeping old files as {@code NAME + suffix}. On a failure part-way, undoes what it did and throws.
+     * {@code afterStep} is told each durable step's number (1 = the intent file): a test stops the run there.
      */
-    static void run(Path dir, List<Entry> entries, String suffix) throws IOException {
+    static void run(Path dir, List<Entry> entries, String suffix, java.util.function.IntConsumer afterStep) throws IOException {
         if (entries.size() == 1 && !entries.get(0).old()) {
             // One new name: its rename is the whole switch, atomic by itself; nothing to record or undo.
             Entry e = entries.get(0);

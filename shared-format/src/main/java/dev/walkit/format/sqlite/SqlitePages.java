@@ -135,11 +135,6 @@ public final class SqlitePages implements Closeable {
         return pageCount;
     }
 
-    /** Frames of the log that count (for the record): 0 without one. */
-    public boolean hasCommittedLog() {
-        return !wal.isEmpty();
-    }
-
     /**
      * Copies page {@code n} into {@code dst} (at least {@link #pageSize()} bytes): false when there is no such page.
      * A parser reads a page copied into an array several times as fast as through a mapped buffer's checked reads.

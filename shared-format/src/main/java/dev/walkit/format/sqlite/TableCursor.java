@@ -72,11 +72,6 @@ public final class TableCursor {
         return stopped;
     }
 
-    /** The last rowid read whole, or {@link Long#MIN_VALUE} before the first. */
-    public long lastRowid() {
-        return anyRow ? rowid : Long.MIN_VALUE;
-    }
-
     private boolean stop(String why) {
         if (stopped == null) stopped = why;
         return false;
@@ -357,8 +352,4 @@ public final class TableCursor {
         return true;
     }
 
-    /** The payload's size in bytes (for the record). */
-    public long payloadSize() {
-        return payloadSize;
-    }
 }

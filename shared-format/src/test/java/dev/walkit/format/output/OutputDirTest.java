@@ -1,6 +1,5 @@
 package dev.walkit.format.output;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,12 +29,6 @@ class OutputDirTest {
     /** A stop where a crash would be: an Error, so the switch does not undo itself as it does on an IOException. */
     private static final class Crash extends Error {
         private static final long serialVersionUID = 1L;
-    }
-
-    @AfterEach
-    void noHook() {
-        PairSwitch.afterStep = step -> {
-        };
     }
 
     /** Writes "new wal" and "new leases" as temps and publishes them, leases.json first, wal last (the commit name). */
@@ -155,18 +148,16 @@ class OutputDirTest {
     /** Crashes a publish after step {@code crashAt}, checks the pair rule at that moment, then opens DIR again (which puts it right). */
     private static void crashAndRecover(Path out, int crashAt, int steps) throws Exception {
         boolean hadOld = Files.exists(out.resolve("wal"));
-        PairSwitch.afterStep = step -> {
-            if (step == crashAt) throw new Crash();
-        };
         OutputDir d = OutputDir.open(out);
+        d.afterEachStep(step -> {
+            if (step == crashAt) throw new Crash();
+        });
         try {
             publishNewPair(d);
             fail("no crash at step " + crashAt + " of " + steps);
         } catch (Crash expected) {
             d.crashed();
         }
-        PairSwitch.afterStep = step -> {
-        };
         Map<String, String> at = contents(out);
         String wal = at.get("wal");
         if (wal != null) {
