@@ -72,8 +72,17 @@ public final class Cli {
         return configure(new CommandLine(command), out, err);
     }
 
+    /**
+     * A command whose help is made from the engine's own tables (walrecover's policies from {@code RecoveryPolicy.ALL}),
+     * not restated in an annotation: told its spec once, before any help is printed or prepared at build time.
+     */
+    public interface Described {
+        void describe(CommandLine.Model.CommandSpec spec);
+    }
+
     /** Sets outputs, handlers and the exit-code list on {@code cl} and every subcommand it has now. */
     public static CommandLine configure(CommandLine cl, PrintWriter out, PrintWriter err) {
+        if (cl.getCommand() instanceof Described d) d.describe(cl.getCommandSpec());
         cl.setOut(out);
         cl.setErr(err);
         cl.setColorScheme(CommandLine.Help.defaultColorScheme(Ansi.enabled() ? CommandLine.Help.Ansi.ON : CommandLine.Help.Ansi.OFF));

@@ -63,7 +63,7 @@ class CompletionTest {
                 }
             }
         }
-        assertEquals(List.of("salvage", "point-in-time", "tolerate-tail", "absolute"), values(WalRecover::new).get("--policy"));
+        assertEquals(dev.walkit.format.policy.RecoveryPolicy.labels(), values(WalRecover::new).get("--policy"), "every policy of ALL, in order");
         assertEquals(List.of("payload-only", "skip-flags"), values(WalRecover::new).get("--accept-crc"));
     }
 

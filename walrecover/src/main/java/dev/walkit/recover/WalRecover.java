@@ -27,19 +27,25 @@ import java.util.concurrent.Callable;
 @Command(name = "walrecover", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
         subcommands = picocli.AutoComplete.GenerateCompletion.class,
         description = {"Rebuild the state and lease metadata of a WAL (v1 or v2) and write a clean recovery WAL to DIR/wal, "
-                + "with DIR/leases.json. The input is never modified; the output appears atomically, verified, or not at all.",
-                "Policies (docs/format.md §9): salvage (default) keeps every complete transaction that survived; "
-                + "point-in-time keeps everything before the first damage; tolerate-tail drops only damage at the tail; "
-                + "absolute refuses any damage. A refusal writes nothing (exit 3)."})
-public final class WalRecover implements Callable<Integer> {
+                + "with DIR/leases.json. The input is never modified; the output appears atomically, verified, or not at all."})
+public final class WalRecover implements Callable<Integer>, Cli.Described {
     public static final String SCHEMA = "walkit.walrecover/v1";
 
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--policy", defaultValue = "salvage", paramLabel = "salvage|point-in-time|tolerate-tail|absolute",
-            description = "Recovery policy (default: ${DEFAULT-VALUE}).", converter = PolicyConverter.class, completionCandidates = PolicyLabels.class)
+    @Option(names = "--policy", defaultValue = "salvage", paramLabel = "POLICY",
+            description = "Recovery policy: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).", converter = PolicyConverter.class,
+            completionCandidates = PolicyLabels.class)
     RecoveryPolicy policy;
+
+    /** The policies' sentence, from {@link RecoveryPolicy#ALL}: a new policy is in the help without a word written here. */
+    @Override
+    public void describe(CommandLine.Model.CommandSpec spec) {
+        java.util.List<String> lines = new java.util.ArrayList<>(java.util.List.of(spec.usageMessage().description()));
+        lines.add("Policies (docs/format.md §9): " + RecoveryPolicy.describeAll() + ". A refusal writes nothing (exit 3).");
+        spec.usageMessage().description(lines.toArray(new String[0]));
+    }
 
     @Option(names = "--to-revision", paramLabel = "R", description = "Keep only transactions with revision <= R (point-in-time recovery).")
     Long toRevision;

@@ -10,6 +10,11 @@ public record Absolute() implements RecoveryPolicy {
     }
 
     @Override
+    public String summary() {
+        return "refuses any damage";
+    }
+
+    @Override
     public Replayer.Options replayOptions(long toRevision) {
         return new Replayer.Options(false, toRevision, false);
     }

@@ -10,6 +10,11 @@ public record PointInTime() implements RecoveryPolicy {
     }
 
     @Override
+    public String summary() {
+        return "keeps everything before the first damage";
+    }
+
+    @Override
     public Replayer.Options replayOptions(long toRevision) {
         return new Replayer.Options(false, toRevision, true);
     }

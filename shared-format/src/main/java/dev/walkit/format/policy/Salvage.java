@@ -10,6 +10,11 @@ public record Salvage() implements RecoveryPolicy {
     }
 
     @Override
+    public String summary() {
+        return "keeps every complete transaction that survived";
+    }
+
+    @Override
     public Replayer.Options replayOptions(long toRevision) {
         return new Replayer.Options(false, toRevision, false);
     }

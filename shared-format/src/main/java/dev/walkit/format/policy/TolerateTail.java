@@ -14,6 +14,11 @@ public record TolerateTail() implements RecoveryPolicy {
     }
 
     @Override
+    public String summary() {
+        return "drops only damage at the tail";
+    }
+
+    @Override
     public Replayer.Options replayOptions(long toRevision) {
         return new Replayer.Options(false, toRevision, false);
     }

@@ -387,7 +387,12 @@ public final class Replayer implements TransactionGrouper.Sink {
     /** Call once after the last item: closes a snapshot prefix that the log ended inside. */
     public void end(long fileSize) {
         prefix.close(fileSize, report);
+        ended = true;
     }
+
+    /** Set by {@link #end}: the state no longer changes, so its lease metadata is made once ({@link #leases(long)}). */
+    private boolean ended;
+    private LeaseMetadata leases;
 
     public KeyIndex keys() {
         return keys;
@@ -481,6 +486,10 @@ public final class Replayer implements TransactionGrouper.Sink {
     }
 
     public LeaseMetadata leases(long ttlSeconds) {
-        return LeaseMetadata.rebuild(keys, maxLeaseSeen, ttlSeconds);
+        // Every key's state is walked: after the end, once (the account counts them, the report names them).
+        if (leases != null && leases.ttlSeconds() == ttlSeconds) return leases;
+        LeaseMetadata m = LeaseMetadata.rebuild(keys, maxLeaseSeen, ttlSeconds);
+        if (ended) leases = m;
+        return m;
     }
 }
