@@ -4,6 +4,7 @@ import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.KeyValue;
+import dev.walkit.format.LegacyV1;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordLayout;
 import dev.walkit.format.RecordView;
@@ -30,6 +31,7 @@ import dev.walkit.format.replay.KeyIndex;
 import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.Replay;
 import dev.walkit.format.replay.Replayer;
+import dev.walkit.format.replay.Rules;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -220,8 +222,8 @@ public final class LogIndex implements Closeable {
             for (int k = from(prefix), past = to(prefix); k < past; k++) {
                 for (int id = keys[k].last; id >= 0; id = applied.previous(id)) {
                     long off = applied.offset(id);
-                    long start = off + 17 + file.intAt(off + 8);
-                    long end = start + file.intAt(off + 12);
+                    long start = off + LegacyV1.HEADER_LENGTH + file.intAt(off + LegacyV1.KEY_LEN_OFFSET);
+                    long end = start + file.intAt(off + LegacyV1.VAL_LEN_OFFSET);
                     if (start < to && end > from) spans.add(new long[] {start, end});
                 }
             }
@@ -233,23 +235,24 @@ public final class LogIndex implements Closeable {
     KeyValue entry(History h, int i) {
         long off = h.offsets[i];
         if (format == WalFormat.V2) return recordAt(off);
-        // v1: the value after the header and key; create_revision/version derived along the history.
+        // v1: the value after the header and key (LegacyV1's layout); create_revision/version derived along the history by §5.
         long create = 0;
         long version = 0;
         for (int j = 0; j <= i; j++) {
+            boolean live = version > 0;
             if (h.isDelete(j)) {
                 create = 0;
                 version = 0;
             } else {
-                if (version == 0) create = h.revision(j);
-                version++;
+                create = Rules.expectedCreateRevision(live, create, h.revision(j));
+                version = Rules.expectedVersion(live, version);
             }
         }
-        int keyLen = file.intAt(off + 8);
-        int valLen = file.intAt(off + 12);
-        byte[] key = file.read(off + 17, keyLen);
+        int keyLen = file.intAt(off + LegacyV1.KEY_LEN_OFFSET);
+        int valLen = file.intAt(off + LegacyV1.VAL_LEN_OFFSET);
+        byte[] key = file.read(off + LegacyV1.HEADER_LENGTH, keyLen);
         if (h.isDelete(i)) return KeyValue.delete(key, h.revision(i));
-        return KeyValue.put(key, create, h.revision(i), version, file.read(off + 17 + keyLen, valLen), 0);
+        return KeyValue.put(key, create, h.revision(i), version, file.read(off + LegacyV1.HEADER_LENGTH + keyLen, valLen), 0);
     }
 
     /** The key's state, when the log ever applied a record of it; else null. */

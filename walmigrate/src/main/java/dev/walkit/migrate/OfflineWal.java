@@ -4,11 +4,11 @@ import dev.walkit.cli.LeasesFile;
 
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
-import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.Wal;
 import dev.walkit.format.WalWriter;
 import dev.walkit.format.output.Durable;
 import dev.walkit.format.output.OutputDir;
+import dev.walkit.format.replay.SnapshotPrefixWriter;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -67,15 +67,16 @@ public final class OfflineWal {
             long n = 0;
             java.util.SortedMap<Long, long[]> leases = new java.util.TreeMap<>();
             try (WalWriter w = WalWriter.create(body)) {
+                SnapshotPrefixWriter records = SnapshotPrefixWriter.recordsOnly(w::append);
                 while (source.hasNext()) {
                     SourceKey k = source.next();
                     if (k.lease() > 0) leases.computeIfAbsent(k.lease(), id -> new long[] {source.ttlOf(id, leaseTtl), 0})[1]++;
-                    w.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(), k.value(), k.lease()));
-                    n++;
+                    records.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(), k.value(), k.lease()));
                 }
+                n = records.written();
             }
             try (WalWriter w = WalWriter.create(temp)) {
-                w.append(RecordEncoder.snapshotMarker(source.revision(), n));
+                w.append(SnapshotPrefixWriter.marker(source.revision(), n));
             }
             try (var o = Files.newOutputStream(temp, StandardOpenOption.APPEND)) {
                 Files.copy(body, o);

@@ -24,6 +24,7 @@ import dev.walkit.format.replay.KeyState;
 import dev.walkit.format.replay.LeaseMetadata;
 import dev.walkit.format.replay.Replay;
 import dev.walkit.format.replay.Replayer;
+import dev.walkit.format.replay.SnapshotPrefixWriter;
 import dev.walkit.format.replay.StateDigest;
 import dev.walkit.format.replay.ValueArena;
 
@@ -461,7 +462,7 @@ public final class Recovery {
             if (marker == null && prefix.isEmpty()) return;
             flushRun();
             long compactRevision = marker != null ? marker.revision() : prefix.stream().mapToLong(WalEntry::revision).max().orElse(0);
-            out.append(RecordEncoder.snapshotMarker(compactRevision, prefix.size()));
+            out.append(SnapshotPrefixWriter.marker(compactRevision, prefix.size())); // the records kept byte for byte: as they stand
             for (WalEntry e : prefix) copy(e, null);
             marker = null;
             prefix.clear();
@@ -519,16 +520,17 @@ public final class Recovery {
         FollowedOutput followers = new FollowedOutput(temp, checksum);
         w.onFlush(followers::written);
         try {
-            w.append(RecordEncoder.snapshotMarker(s.revision(), live.size()));
+            SnapshotPrefixWriter prefix = SnapshotPrefixWriter.begin(w::append, s.revision(), live.size());
             // Values read in offset order, in runs, a chunk of keys at a time; written in key order.
             for (int a = 0, b; a < live.size(); a = b) {
                 b = ValueArena.chunkEnd(live, a);
                 ValueArena values = ValueArena.read(live, a, b, in::readFully);
                 for (int i = a; i < b; i++) {
                     KeyState k = live.get(i);
-                    w.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(), values.value(i - a), k.lease()));
+                    prefix.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(), values.value(i - a), k.lease()));
                 }
             }
+            prefix.end();
         } catch (IOException | RuntimeException e) {
             followers.cancel();
             throw e;

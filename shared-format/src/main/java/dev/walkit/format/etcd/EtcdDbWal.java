@@ -2,9 +2,9 @@ package dev.walkit.format.etcd;
 
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
-import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.RecordSink;
 import dev.walkit.format.WalWriter;
+import dev.walkit.format.replay.SnapshotPrefixWriter;
 import dev.walkit.format.replay.KeyIndex;
 
 import java.io.IOException;
@@ -102,8 +102,9 @@ public final class EtcdDbWal {
     }
 
     private static void writePrefix(RecordSink w, long compact, TreeMap<byte[], Rec> snapshot) throws IOException {
-        w.append(RecordEncoder.snapshotMarker(compact, snapshot.size()));
-        for (Rec r : snapshot.values()) r.to(w, Flags.SNAPSHOT);
+        SnapshotPrefixWriter prefix = SnapshotPrefixWriter.begin(w, compact, snapshot.size());
+        for (Rec r : snapshot.values()) prefix.append(r.kv(), r.valueLength());
+        prefix.end();
     }
 
     private static void flush(RecordSink w, List<Rec> txn, long[] counts) throws IOException {

@@ -1,10 +1,9 @@
 package dev.walkit.format.kine;
 
-import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
-import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.RecordSink;
 import dev.walkit.format.WalWriter;
+import dev.walkit.format.replay.SnapshotPrefixWriter;
 import dev.walkit.format.replay.KeyIndex;
 import dev.walkit.format.replay.KeyVersions;
 
@@ -172,16 +171,12 @@ public final class KineHistoryWal {
     }
 
     private static void writePrefix(RecordSink w, long compact, TreeMap<byte[], Rec> snapshot) throws IOException {
-        w.append(RecordEncoder.snapshotMarker(compact, snapshot.size()));
-        for (Rec r : snapshot.values()) r.to(w, Flags.SNAPSHOT);
+        SnapshotPrefixWriter prefix = SnapshotPrefixWriter.begin(w, compact, snapshot.size());
+        for (Rec r : snapshot.values()) prefix.append(r.kv(), r.valueLength());
+        prefix.end();
     }
 
     /** A row's record: its value, or (to a sink that reads none) its length. */
     private record Rec(KeyValue kv, int valueLength) {
-        void to(RecordSink w, int flags) throws IOException {
-            KeyValue k = flags == kv.flags() ? kv : kv.withFlags(flags);
-            if (w.readsValues()) w.append(k);
-            else w.append(k, valueLength);
-        }
     }
 }

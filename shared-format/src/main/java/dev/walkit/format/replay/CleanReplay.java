@@ -188,8 +188,7 @@ public final class CleanReplay implements SplitScan.Part {
     long countedVersion(byte[] key, long create, long mod) {
         int ref = keys.find(ByteBuffer.wrap(key).order(java.nio.ByteOrder.LITTLE_ENDIAN), 0, key.length);
         countedRef = ref; // the next record accepted is this key's: found once
-        if (create == mod) return 1;
-        return keys.live(ref) ? keys.version(ref) + 1 : 1;
+        return Rules.countedVersion(create == mod, keys.live(ref), keys.version(ref));
     }
 
     /** The key {@link #countedVersion} found, for the record {@link #accept} takes next; -1 when none. */

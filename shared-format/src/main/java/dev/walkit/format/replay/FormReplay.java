@@ -125,8 +125,7 @@ public final class FormReplay {
      * that counts on this gives one record of a key a transaction (kine: a transaction a row).
      */
     private static long countedVersion(KeyState s, KeyValue kv) {
-        if (kv.createRevision() == kv.modRevision()) return 1;
-        return s != null && s.live() ? s.version() + 1 : 1;
+        return Rules.countedVersion(kv.createRevision() == kv.modRevision(), s != null && s.live(), s == null ? 0 : s.version());
     }
 
     /** The only record whose value replay reads: the snapshot marker's count. */

@@ -14,7 +14,7 @@ public final class KeyVersions {
     /** The version a put of {@code key} gives it ({@code create}: a create, version 1 whatever came before). */
     public long put(byte[] key, boolean create) {
         int ref = ref(key);
-        long version = create || !keys.live(ref) ? 1 : keys.version(ref) + 1;
+        long version = Rules.countedVersion(create, keys.live(ref), keys.version(ref));
         keys.put(ref, 0, version);
         return version;
     }

@@ -32,6 +32,16 @@ public final class Rules {
     }
 
     /**
+     * §5 for a store that keeps no version (kine): the version a PUT gets, counted from the key's state before it. A
+     * put that {@code creates} the key (its create_revision is its own revision) is version 1 whatever came before;
+     * otherwise what {@link #expectedVersion} derives. The light replay, the full replay of a store's form and the
+     * writer of its WAL file count by this one function.
+     */
+    public static long countedVersion(boolean creates, boolean live, long liveVersion) {
+        return creates ? 1 : expectedVersion(live, liveVersion);
+    }
+
+    /**
      * Whether a record breaks no rule of §5, given its key's state before it ({@code live}, with that state's
      * create_revision and version): a PUT carries the create_revision and version §5 derives, a DELETE deletes a
      * live key. One expression, for the replays' hot paths.
