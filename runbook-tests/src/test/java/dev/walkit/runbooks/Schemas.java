@@ -30,6 +30,8 @@ final class Schemas {
             case "walkit.walverify/v1" -> "walverify.schema.json";
             case "walkit.waldoctor.diagnose/v1" -> "waldoctor.diagnose.schema.json";
             case "walkit.walrecover/v1" -> "walrecover.schema.json";
+            case "walkit.waldoctor.kv/v1" -> "waldoctor.kv.schema.json";
+            case "walkit.walmigrate/v1" -> "walmigrate.schema.json";
             default -> throw new AssertionError("no schema file for " + doc.get("schema"));
         };
     }

@@ -96,7 +96,7 @@ final class StructuredOutput {
 
     private static void kvJson(Json j, KeyValue kv, boolean keysOnly, boolean showSecrets) {
         String key = new String(kv.key(), java.nio.charset.StandardCharsets.UTF_8);
-        j.beginObject().field("key", key);
+        j.beginObject().field("key", key).field("key_base64", java.util.Base64.getEncoder().encodeToString(kv.key()));
         if (keysOnly) {
             j.endObject();
             return;

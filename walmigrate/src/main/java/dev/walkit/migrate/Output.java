@@ -115,17 +115,13 @@ final class Output {
         return dev.walkit.cli.KeyText.quote(key);
     }
 
-    /** Keys in JSON: quoted as in text under {@code name}, and as base64 (etcdctl -w json's form) under {@code name_base64}. */
+    /** Keys in JSON: their one shape ({@link dev.walkit.cli.render.AccountJson#keys}), quoted and as base64 (etcdctl -w json's form). */
     private static void keys(Json j, String name, List<byte[]> keys) {
         List<byte[]> copy;
         synchronized (keys) {
             copy = List.copyOf(keys);
         }
-        j.name(name).beginArray();
-        for (byte[] k : copy) j.value(quote(k));
-        j.endArray().name(name + "_base64").beginArray();
-        for (byte[] k : copy) j.value(java.util.Base64.getEncoder().encodeToString(k));
-        j.endArray();
+        dev.walkit.cli.render.AccountJson.keys(j, name, copy);
     }
 
     private static void list(Json j, String name, List<String> values) {
