@@ -6,7 +6,7 @@ import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
-import dev.walkit.format.Meaning;
+import dev.walkit.format.assess.Meaning;
 import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordView;
@@ -167,24 +167,37 @@ public final class Commands {
         else out.println("error: " + msg);
     }
 
-    /** The revision to read at: --rev, else the view's; an error when below the compact revision. */
+    /** The revision to read at: --rev, else the view's; an error when past the end or below the compact revision. */
     private static long revisionFor(ShellContext ctx, Args a, PrintWriter out) {
-        long r = a.number("--rev", ctx.viewRevision);
+        long r = latestIfZero(a.number("--rev", ctx.viewRevision));
         if (a.error() != null) {
             error(out, a.error());
             return -1;
         }
-        long current = ctx.index.state().revision();
-        if (r != Long.MAX_VALUE && r > current) {
-            error(out, "revision " + r + " is past the end of the log (its last revision is " + current + ")");
-            return -1;
-        }
-        long compact = ctx.index.state().compactRevision();
-        if (r < compact) {
-            error(out, "revision " + r + " is compacted (compact revision " + compact + ")");
+        String problem = revisionProblem(ctx, r);
+        if (problem != null) {
+            error(out, problem);
             return -1;
         }
         return r;
+    }
+
+    /** {@code --rev 0} is the latest revision, as etcdctl takes it. */
+    static long latestIfZero(long r) {
+        return r == 0 ? Long.MAX_VALUE : r;
+    }
+
+    /**
+     * Why revision {@code r} ({@link Long#MAX_VALUE}: the latest) cannot be read, or null: past the end of the log (etcd:
+     * "a future revision"), or below the compact revision (etcd: "compacted"). Every command that reads at a revision,
+     * in the shell and one-shot in every format, asks this.
+     */
+    static String revisionProblem(ShellContext ctx, long r) {
+        long current = ctx.index.state().revision();
+        if (r != Long.MAX_VALUE && r > current) return "revision " + r + " is past the end of the log (its last revision is " + current + ")";
+        long compact = ctx.index.state().compactRevision();
+        if (r < compact) return "revision " + r + " is compacted (compact revision " + compact + ")";
+        return null;
     }
 
     private static ShellCommand.Outcome stats(ShellContext ctx, Args a, PrintWriter out) {

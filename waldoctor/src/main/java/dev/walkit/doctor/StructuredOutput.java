@@ -43,10 +43,11 @@ final class StructuredOutput {
             err.println(name + ": usage: " + Commands.table().get(command).usage() + (a.error() == null ? "" : " (" + a.error() + ")"));
             return ExitCode.USAGE.code();
         }
-        long rev = a.number("--rev", Long.MAX_VALUE);
+        long rev = Commands.latestIfZero(a.number("--rev", Long.MAX_VALUE));
         long limit = a.number("--limit", 0);
-        if (rev < ctx.index.state().compactRevision()) {
-            err.println(name + ": revision " + rev + " is compacted (compact revision " + ctx.index.state().compactRevision() + ")");
+        String problem = Commands.revisionProblem(ctx, rev);
+        if (problem != null) {
+            err.println(name + ": " + problem);
             return ExitCode.NOT_FOUND.code();
         }
         List<KeyValue> kvs = new ArrayList<>();
