@@ -29,8 +29,8 @@ public enum ExitCode {
         return code;
     }
 
-    /** The exit code of a log's verdict ({@link dev.walkit.format.Assessment}): walverify's and waldoctor diagnose's. */
-    public static ExitCode of(dev.walkit.format.Assessment.Verdict v) {
+    /** The exit code of a log's verdict ({@link dev.walkit.format.assess.Assessment}): walverify's and waldoctor diagnose's. */
+    public static ExitCode of(dev.walkit.format.assess.Assessment.Verdict v) {
         return switch (v) {
             case HEALTHY -> OK;
             case TORN_TAIL -> TAIL_ONLY;

@@ -10,7 +10,8 @@ import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * The layers import downwards only (docs/architecture.md): the codec and the reader (dev.walkit.format), the other
+ * The layers import downwards only (docs/architecture.md): the codec and the reader (dev.walkit.format), transaction
+ * grouping, the two-core scan and the assessment (group, scan, assess), the other
  * stores' own formats (bbolt, sqlite), the replay and its policies, the one account, the stores read into the engine
  * (etcd, kine, store), the tools' common CLI, the tools; and no two tools know each other. Writing an output
  * (output) stands apart. A class that imports upwards, or a cycle between packages, fails here.
@@ -30,6 +31,7 @@ class ArchitectureTest {
     void layersImportDownwardsOnly() {
         layeredArchitecture().consideringOnlyDependenciesInLayers()
                 .layer("codec and reader").definedBy("dev.walkit.format")
+                .layer("grouping, scan, assessment").definedBy("dev.walkit.format.group..", "dev.walkit.format.scan..", "dev.walkit.format.assess..")
                 .layer("other formats").definedBy("dev.walkit.format.bbolt..", "dev.walkit.format.sqlite..")
                 .layer("replay").definedBy("dev.walkit.format.replay..", "dev.walkit.format.policy..")
                 .layer("account").definedBy("dev.walkit.format.account..")
@@ -44,7 +46,8 @@ class ArchitectureTest {
                 .whereLayer("account").mayOnlyBeAccessedByLayers("stores", "cli", "tools")
                 .whereLayer("replay").mayOnlyBeAccessedByLayers("account", "stores", "cli", "tools")
                 .whereLayer("other formats").mayOnlyBeAccessedByLayers("stores", "cli", "tools")
-                .whereLayer("codec and reader").mayOnlyBeAccessedByLayers("replay", "account", "stores", "cli", "tools")
+                .whereLayer("grouping, scan, assessment").mayOnlyBeAccessedByLayers("replay", "account", "stores", "cli", "tools")
+                .whereLayer("codec and reader").mayOnlyBeAccessedByLayers("grouping, scan, assessment", "replay", "account", "stores", "cli", "tools")
                 .check(classes);
     }
 

@@ -4,7 +4,7 @@ package dev.walkit.format;
  * The known damage of docs/format.md §7, by name. {@link #label()} is the kebab-case form used in
  * JSON and on the command line. The first group are damaged byte spans (the reader's results),
  * the second are findings of transaction grouping and replay. What each means for the operator is
- * {@link Meaning}'s one table.
+ * {@link dev.walkit.format.assess.Meaning}'s one table.
  */
 public enum DamageKind {
     // Damaged byte spans: reported by the reader with offset and length.

@@ -1,5 +1,6 @@
 package dev.walkit.format;
 
+import dev.walkit.format.assess.Assessment;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

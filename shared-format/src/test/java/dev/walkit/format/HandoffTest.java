@@ -1,5 +1,6 @@
 package dev.walkit.format;
 
+import dev.walkit.format.scan.Handoff;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

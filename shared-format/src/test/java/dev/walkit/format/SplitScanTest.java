@@ -1,5 +1,6 @@
 package dev.walkit.format;
 
+import dev.walkit.format.scan.SplitScan;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
 import org.junit.jupiter.api.BeforeAll;

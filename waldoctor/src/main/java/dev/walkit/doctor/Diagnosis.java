@@ -1,7 +1,7 @@
 package dev.walkit.doctor;
 
 import dev.walkit.cli.ExitCode;
-import dev.walkit.format.Assessment;
+import dev.walkit.format.assess.Assessment;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;

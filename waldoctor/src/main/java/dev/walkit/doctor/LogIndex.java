@@ -8,7 +8,7 @@ import dev.walkit.format.LegacyV1;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordLayout;
 import dev.walkit.format.RecordView;
-import dev.walkit.format.Transaction;
+import dev.walkit.format.group.Transaction;
 import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;

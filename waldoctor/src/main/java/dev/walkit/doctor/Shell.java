@@ -50,7 +50,7 @@ public final class Shell {
                 a.store().path(), dev.walkit.cli.Revision.text(a.lastRevision()), a.liveKeys()));
         if (!a.healthy()) {
             b.append(String.format("the %s is %s: %s ('damage' lists them; waldoctor diagnose for the report)%n", a.store().isWal() ? "log" : "store",
-                    a.verdict() == dev.walkit.format.Assessment.Verdict.TORN_TAIL ? "torn at its tail" : "damaged",
+                    a.verdict() == dev.walkit.format.assess.Assessment.Verdict.TORN_TAIL ? "torn at its tail" : "damaged",
                     dev.walkit.cli.render.AccountText.damageSummary(a)));
         }
         return b.toString();

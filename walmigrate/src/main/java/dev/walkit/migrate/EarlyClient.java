@@ -1,6 +1,6 @@
 package dev.walkit.migrate;
 
-import dev.walkit.format.Background;
+import dev.walkit.format.scan.Background;
 import io.etcd.jetcd.Client;
 
 import java.io.IOException;

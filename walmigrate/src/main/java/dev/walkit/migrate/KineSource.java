@@ -1,6 +1,6 @@
 package dev.walkit.migrate;
 
-import dev.walkit.format.Assessment;
+import dev.walkit.format.assess.Assessment;
 import dev.walkit.format.Finding;
 import dev.walkit.format.kine.KineCheck;
 import dev.walkit.format.kine.KineDb;

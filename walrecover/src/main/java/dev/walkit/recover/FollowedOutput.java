@@ -1,6 +1,6 @@
 package dev.walkit.recover;
 
-import dev.walkit.format.Background;
+import dev.walkit.format.scan.Background;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package dev.walkit.recover;
 
 import dev.walkit.cli.Timing;
-import dev.walkit.format.Background;
+import dev.walkit.format.scan.Background;
 import dev.walkit.format.CrcRange;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
@@ -11,7 +11,7 @@ import dev.walkit.format.KeyValue;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.RecordLayout;
-import dev.walkit.format.Transaction;
+import dev.walkit.format.group.Transaction;
 import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;

@@ -1,6 +1,6 @@
 package dev.walkit.recover;
 
-import dev.walkit.format.Background;
+import dev.walkit.format.scan.Background;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,7 +1,7 @@
 package dev.walkit.verify;
 
 import dev.walkit.format.Finding;
-import dev.walkit.format.SplitScan;
+import dev.walkit.format.scan.SplitScan;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.account.Account;
 import dev.walkit.format.account.AccountListener;

@@ -6,7 +6,7 @@ import dev.walkit.format.DamageSpan;
 import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordView;
-import dev.walkit.format.SplitScan;
+import dev.walkit.format.scan.SplitScan;
 import dev.walkit.format.WalFile;
 
 import java.io.IOException;

@@ -4,7 +4,7 @@ import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.render.AccountText;
 import dev.walkit.format.account.Account;
 import dev.walkit.format.Finding;
-import dev.walkit.format.Meaning;
+import dev.walkit.format.assess.Meaning;
 import dev.walkit.format.replay.DamageLocator;
 
 import java.io.PrintWriter;

@@ -6,7 +6,7 @@ import dev.walkit.format.EntrySource;
 import dev.walkit.format.Finding;
 import dev.walkit.format.LogItem;
 import dev.walkit.format.ReaderOptions;
-import dev.walkit.format.SplitScan;
+import dev.walkit.format.scan.SplitScan;
 import dev.walkit.format.V1Reader;
 import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;

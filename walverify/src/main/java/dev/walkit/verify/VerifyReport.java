@@ -1,8 +1,8 @@
 package dev.walkit.verify;
 
-import dev.walkit.format.Assessment;
+import dev.walkit.format.assess.Assessment;
 import dev.walkit.format.Finding;
-import dev.walkit.format.SplitScan;
+import dev.walkit.format.scan.SplitScan;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.account.Account;
 import dev.walkit.format.replay.DamageLocator;

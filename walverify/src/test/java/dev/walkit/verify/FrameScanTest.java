@@ -1,6 +1,6 @@
 package dev.walkit.verify;
 
-import dev.walkit.format.SplitScan;
+import dev.walkit.format.scan.SplitScan;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
 import org.junit.jupiter.api.BeforeAll;

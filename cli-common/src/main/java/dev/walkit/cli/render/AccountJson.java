@@ -4,7 +4,7 @@ import dev.walkit.cli.Json;
 import dev.walkit.cli.KeyText;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
-import dev.walkit.format.Meaning;
+import dev.walkit.format.assess.Meaning;
 import dev.walkit.format.account.Account;
 import dev.walkit.format.account.Drop;
 import dev.walkit.format.replay.DamageLocator;

@@ -1,6 +1,6 @@
 package dev.walkit.format.account;
 
-import dev.walkit.format.Assessment;
+import dev.walkit.format.assess.Assessment;
 import dev.walkit.format.Finding;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.RevisionAccount;

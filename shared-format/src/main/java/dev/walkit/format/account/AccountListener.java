@@ -3,7 +3,7 @@ package dev.walkit.format.account;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
-import dev.walkit.format.Transaction;
+import dev.walkit.format.group.Transaction;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.replay.DamageLocator;
 import dev.walkit.format.replay.DropReason;

@@ -1,5 +1,8 @@
-package dev.walkit.format;
+package dev.walkit.format.assess;
 
+import dev.walkit.format.DamageKind;
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.Finding;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,4 +1,7 @@
-package dev.walkit.format;
+package dev.walkit.format.assess;
+
+import dev.walkit.format.DamageKind;
+import dev.walkit.format.KeyValue;
 
 /**
  * What each kind of damage or finding means for the operator, in one line: the one table walverify, waldoctor

@@ -1,5 +1,6 @@
-package dev.walkit.format;
+package dev.walkit.format.group;
 
+import dev.walkit.format.WalEntry;
 import java.util.List;
 
 /**

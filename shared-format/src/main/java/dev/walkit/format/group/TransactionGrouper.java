@@ -1,5 +1,11 @@
-package dev.walkit.format;
+package dev.walkit.format.group;
 
+import dev.walkit.format.DamageKind;
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.EntrySource;
+import dev.walkit.format.Finding;
+import dev.walkit.format.LogItem;
+import dev.walkit.format.WalEntry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;

@@ -1,6 +1,6 @@
 package dev.walkit.format.kine;
 
-import dev.walkit.format.Assessment;
+import dev.walkit.format.assess.Assessment;
 import dev.walkit.format.replay.FormReplay;
 
 import java.io.IOException;

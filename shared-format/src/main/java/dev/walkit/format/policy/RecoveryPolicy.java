@@ -8,7 +8,7 @@ import java.util.stream.Collectors;
 /**
  * A recovery policy of docs/format.md §9, named after RocksDB's WAL recovery modes: the replay it runs and
  * whether it writes what that replay kept. "Damage" is a damaged byte span or an incomplete transaction; the
- * tail is the damage after which no complete transaction follows ({@link dev.walkit.format.Assessment}).
+ * tail is the damage after which no complete transaction follows ({@link dev.walkit.format.assess.Assessment}).
  * A new policy is one file that implements this interface, and a line in {@link #ALL}: walrecover's --policy values,
  * their help and completion, and the tests that go through every policy take it from there.
  */

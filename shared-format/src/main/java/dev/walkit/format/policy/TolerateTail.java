@@ -1,6 +1,6 @@
 package dev.walkit.format.policy;
 
-import dev.walkit.format.Assessment;
+import dev.walkit.format.assess.Assessment;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;

@@ -2,7 +2,7 @@ package dev.walkit.format.replay;
 
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.EntrySource;
-import dev.walkit.format.Handoff;
+import dev.walkit.format.scan.Handoff;
 import dev.walkit.format.LogItem;
 import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;

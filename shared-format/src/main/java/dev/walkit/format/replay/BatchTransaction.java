@@ -1,7 +1,7 @@
 package dev.walkit.format.replay;
 
 import dev.walkit.format.LogItem;
-import dev.walkit.format.Transaction;
+import dev.walkit.format.group.Transaction;
 import dev.walkit.format.WalEntry;
 
 import java.util.ArrayList;

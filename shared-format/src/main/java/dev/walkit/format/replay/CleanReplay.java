@@ -4,7 +4,7 @@ import dev.walkit.format.Flags;
 import dev.walkit.format.KvFields;
 import dev.walkit.format.ReadResult;
 import dev.walkit.format.RecordView;
-import dev.walkit.format.SplitScan;
+import dev.walkit.format.scan.SplitScan;
 
 import java.nio.ByteBuffer;
 

@@ -2,7 +2,7 @@ package dev.walkit.format.replay;
 
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordView;
-import dev.walkit.format.SplitScan;
+import dev.walkit.format.scan.SplitScan;
 import dev.walkit.format.WalFile;
 
 import java.io.IOException;

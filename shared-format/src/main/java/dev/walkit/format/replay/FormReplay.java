@@ -8,7 +8,7 @@ import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.RecordSink;
 import dev.walkit.format.RecordView;
 import dev.walkit.format.StagedRecord;
-import dev.walkit.format.TransactionGrouper;
+import dev.walkit.format.group.TransactionGrouper;
 import dev.walkit.format.WalEntry;
 
 import java.io.IOException;

@@ -2,7 +2,7 @@ package dev.walkit.format.replay;
 
 import dev.walkit.format.LogItem;
 import dev.walkit.format.ReaderOptions;
-import dev.walkit.format.TransactionGrouper;
+import dev.walkit.format.group.TransactionGrouper;
 import dev.walkit.format.Wal;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;

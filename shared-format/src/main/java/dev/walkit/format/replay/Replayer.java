@@ -4,8 +4,8 @@ import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.Flags;
-import dev.walkit.format.Transaction;
-import dev.walkit.format.TransactionGrouper;
+import dev.walkit.format.group.Transaction;
+import dev.walkit.format.group.TransactionGrouper;
 import dev.walkit.format.WalEntry;
 
 import java.nio.ByteBuffer;

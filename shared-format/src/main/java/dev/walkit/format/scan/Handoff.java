@@ -1,4 +1,4 @@
-package dev.walkit.format;
+package dev.walkit.format.scan;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,5 +1,10 @@
-package dev.walkit.format;
+package dev.walkit.format.scan;
 
+import dev.walkit.format.ReadResult;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.RecordView;
+import dev.walkit.format.WalFile;
+import dev.walkit.format.WalReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
