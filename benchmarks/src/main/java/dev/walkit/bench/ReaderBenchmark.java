@@ -4,7 +4,6 @@ import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalReader;
-import dev.walkit.testdata.K8sWalGenerator;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -21,9 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -45,15 +42,7 @@ public class ReaderBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        Path dir = Paths.get(System.getProperty("walkit.bench.dir", "target/bench"));
-        Files.createDirectories(dir);
-        Path wal = dir.resolve("k8s-" + bytes + ".wal");
-        if (!Files.exists(wal)) {
-            Path tmp = dir.resolve("k8s-" + bytes + ".wal.tmp");
-            Files.deleteIfExists(tmp);
-            new K8sWalGenerator(K8sWalGenerator.Options.of(1, bytes)).write(tmp);
-            Files.move(tmp, wal);
-        }
+        Path wal = BenchLogs.generated(bytes);
         file = WalFile.open(wal, ReaderOptions.defaults().maxRecLen());
     }
 

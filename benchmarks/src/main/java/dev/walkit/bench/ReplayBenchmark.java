@@ -7,7 +7,6 @@ import dev.walkit.format.replay.CleanReplay;
 import dev.walkit.format.replay.CleanScan;
 import dev.walkit.format.replay.Replay;
 import dev.walkit.format.replay.Replayer;
-import dev.walkit.testdata.K8sWalGenerator;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -23,9 +22,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,15 +46,7 @@ public class ReplayBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
-        Path dir = Paths.get(System.getProperty("walkit.bench.dir", "target/bench"));
-        Files.createDirectories(dir);
-        Path wal = dir.resolve("k8s-" + bytes + ".wal");
-        if (!Files.exists(wal)) {
-            Path tmp = dir.resolve("k8s-" + bytes + ".wal.tmp");
-            Files.deleteIfExists(tmp);
-            new K8sWalGenerator(K8sWalGenerator.Options.of(1, bytes)).write(tmp);
-            Files.move(tmp, wal);
-        }
+        Path wal = BenchLogs.generated(bytes);
         file = WalFile.open(wal, ReaderOptions.defaults().maxRecLen());
     }
 

@@ -1,27 +1,20 @@
 package dev.walkit.runbooks;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.walkit.cli.Cli;
-import dev.walkit.doctor.WalDoctor;
 import dev.walkit.format.Fixtures;
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.LogBuilder;
 import dev.walkit.format.RecordEncoder;
-import dev.walkit.recover.WalRecover;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
 import dev.walkit.testdata.RuleBreak;
-import dev.walkit.verify.WalVerify;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,8 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * same final state (revision, live keys). Over the committed corpus and generated damage and rule breaks.
  */
 class ToolsAgreeTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @TempDir
     Path dir;
 
@@ -88,19 +79,9 @@ class ToolsAgreeTest {
         }
     }
 
-    record Out(int exit, JsonNode json) {
-    }
-
-    private static Out json(String tool, String... args) throws IOException {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int exit = switch (tool) {
-            case "walverify" -> Cli.run(new WalVerify(), new PrintWriter(out), new PrintWriter(err), args);
-            case "walrecover" -> Cli.run(new WalRecover(), new PrintWriter(out), new PrintWriter(err), args);
-            default -> WalDoctor.run(new PrintWriter(out), new PrintWriter(err), args);
-        };
-        if (out.toString().isBlank()) throw new AssertionError(tool + " printed nothing (exit " + exit + "): " + err);
-        return new Out(exit, JSON.readTree(out.toString()));
+    /** The tools' documents, each validated against its schema ({@link OneAccountTest#json}). */
+    private static OneAccountTest.Out json(String tool, String... args) throws IOException {
+        return OneAccountTest.json(tool, args);
     }
 
     private static List<String> spans(JsonNode doc) {
@@ -120,10 +101,10 @@ class ToolsAgreeTest {
     void verifyDiagnoseAndDryRunAgree(String name, Supplier<byte[]> log) throws IOException {
         Path wal = LogBuilder.write(dir, "wal", log.get());
         String p = wal.toString();
-        Out v = json("walverify", "--level", "semantic", "-w", "json", p);
-        Out d = json("waldoctor", "diagnose", "-w", "json", p);
-        Out r = json("walrecover", "--dry-run", "-w", "json", p);
-        Out abs = json("walrecover", "--dry-run", "--policy", "absolute", "-w", "json", p);
+        OneAccountTest.Out v = json("walverify", "--level", "semantic", "-w", "json", p);
+        OneAccountTest.Out d = json("waldoctor", "diagnose", "-w", "json", p);
+        OneAccountTest.Out r = json("walrecover", "--dry-run", "-w", "json", p);
+        OneAccountTest.Out abs = json("walrecover", "--dry-run", "--policy", "absolute", "-w", "json", p);
         assertEquals(spans(v.json()), spans(d.json()), "spans: walverify vs diagnose");
         assertEquals(spans(v.json()), spans(r.json()), "spans: walverify vs walrecover");
         assertEquals(findings(v.json()), findings(d.json()), "findings: walverify vs diagnose");
