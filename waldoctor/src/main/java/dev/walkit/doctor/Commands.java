@@ -6,7 +6,6 @@ import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
-import dev.walkit.format.assess.Meaning;
 import dev.walkit.format.ReadResult;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordView;
@@ -179,7 +178,29 @@ public final class Commands {
             error(out, problem);
             return -1;
         }
+        if (r != ctx.viewRevision) lostNote(ctx, r, out);
         return r;
+    }
+
+    /**
+     * Where revision {@code r} lies in damaged bytes, in words, or null: a damaged span of the account whose revisions
+     * on either side leave {@code r} between them (up to that many revisions lost), so that a view at {@code r} is
+     * the state after the revision before the span, and a transaction of {@code r}, if there was one, is gone.
+     */
+    static String lostWindow(ShellContext ctx, long r) {
+        for (dev.walkit.format.replay.DamageLocator.Located l : ctx.index.account().damage()) {
+            if (l.revisionBefore() >= 0 && l.revisionAfter() > l.revisionBefore() + 1 && r > l.revisionBefore() && r < l.revisionAfter()) {
+                return String.format("revision %d lies in damaged bytes (%s at offset %,d, %s)", r, l.span().kind().label(), l.span().offset(),
+                        Revision.where(l.revisionBefore(), l.revisionAfter()));
+            }
+        }
+        return null;
+    }
+
+    /** A note when {@code r} lies in damaged bytes: what is shown is the state after the revision before them. */
+    private static void lostNote(ShellContext ctx, long r, PrintWriter out) {
+        String lost = lostWindow(ctx, r);
+        if (lost != null) out.println("note: " + lost + ": what is shown is the state as of the revision before it");
     }
 
     /** {@code --rev 0} is the latest revision, as etcdctl takes it. */
@@ -309,11 +330,11 @@ public final class Commands {
         } catch (NumberFormatException e) {
             return error(out, "not a revision: " + w);
         }
-        long compact = ctx.index.state().compactRevision();
-        if (r < compact) return error(out, "revision " + r + " is compacted (compact revision " + compact + ")");
-        if (r > ctx.index.state().revision()) return error(out, "revision " + r + " is past the end of the log (its last revision is " + ctx.index.state().revision() + ")");
+        String problem = revisionProblem(ctx, r);
+        if (problem != null) return error(out, problem);
         ctx.viewRevision = r;
         out.println("viewing revision " + r);
+        lostNote(ctx, r, out);
         return ShellCommand.Outcome.OK;
     }
 
@@ -409,7 +430,10 @@ public final class Commands {
             return error(out, "not a revision: " + a.positional().get(0));
         }
         int i = ctx.index.txnIndex(r);
-        if (i < 0) return error(out, "no applied transaction at revision " + r);
+        if (i < 0) {
+            String lost = lostWindow(ctx, r);
+            return error(out, "no applied transaction at revision " + r + (lost == null ? "" : ": " + lost));
+        }
         long off = ctx.index.txnOffset(i);
         boolean wal = ctx.index.source().isWal();
         if (wal) out.printf("transaction at revision %d: %d record(s) from offset %d%n", r, ctx.index.txnRecords(i), off);

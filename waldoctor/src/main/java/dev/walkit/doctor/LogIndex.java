@@ -1,7 +1,6 @@
 package dev.walkit.doctor;
 
 import dev.walkit.format.DamageKind;
-import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.LegacyV1;
@@ -10,10 +9,8 @@ import dev.walkit.format.RecordLayout;
 import dev.walkit.format.RecordView;
 import dev.walkit.format.group.Transaction;
 import dev.walkit.format.Wal;
-import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
 import dev.walkit.format.WalFormat;
-import dev.walkit.format.NotAWalException;
 import dev.walkit.format.bbolt.BoltDamage;
 import dev.walkit.format.bbolt.BoltMeta;
 import dev.walkit.format.etcd.EtcdDb;

@@ -43,4 +43,27 @@ class RevisionArgumentTest {
         assertEquals(0, text.exit(), text.out() + text.err());
         assertEquals(WalDoctorTest.run("get", WAL, KEY).out(), text.out());
     }
+
+    /** The shell's answers (stdout, then stderr) to {@code commands} on {@code store}. */
+    static String shell(String store, String commands) throws Exception {
+        try (LogIndex x = LogIndex.load(java.nio.file.Path.of(store), null)) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            java.io.StringWriter err = new java.io.StringWriter();
+            Shell.piped(new ShellContext(x, false), new java.io.BufferedReader(new java.io.StringReader(commands)),
+                    new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true));
+            return out + "--- stderr\n" + err;
+        }
+    }
+
+    @Test
+    void aRevisionInDamagedBytesSaysSo() throws Exception {
+        // The sample's CRC mismatch at 784,241 lies between revisions 1285 and 1287: 1286 is in its bytes.
+        String sample = Fixtures.path("sample/wal").toString();
+        String s = shell(sample, "at 1286\nat 1285\ntxn 1286\nget /registry/none --rev 1286\n");
+        String window = "revision 1286 lies in damaged bytes (crc-mismatch at offset 784,241, between revisions 1285 and 1287 (up to 1 lost))";
+        assertTrue(s.contains("viewing revision 1286\nnote: " + window + ": what is shown is the state as of the revision before it\n"), s);
+        assertTrue(s.contains("viewing revision 1285\n") && !s.contains("revision 1285 lies"), s);
+        assertTrue(s.contains("no applied transaction at revision 1286: " + window), s);
+        assertEquals(3, s.split(java.util.regex.Pattern.quote(window), -1).length - 1, "at, txn and get --rev name it: " + s);
+    }
 }
