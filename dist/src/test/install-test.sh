@@ -46,6 +46,12 @@ set +e; "$work/prefix/bin/walverify" "$work/junk" 2>"$work/err"; code=$?; set -e
 [ "$code" = 4 ] || fail "walverify on junk exited $code, not 4: $(cat "$work/err")"
 [ "$(wc -l < "$work/err")" = 1 ] || fail "walverify on junk: not one line on stderr: $(cat "$work/err")"
 
+# Arguments are read as UTF-8 whatever the locale: a key typed under LC_ALL=C (containers, cron jobs) is found.
+key="/registry/configmaps/default/café-ünïcode"
+env -u LANG -u LC_CTYPE LC_ALL=C "$work/prefix/bin/waldoctor" get "$repo/testdata/fixtures/unicode/wal" "$key" > "$work/out" 2>&1 \
+  || fail "under LC_ALL=C, waldoctor get of a key that is not ASCII: $(cat "$work/out")"
+grep -qx "key: $key" "$work/out" || fail "under LC_ALL=C the key came back as: $(head -1 "$work/out")"
+
 # Output that cannot be written (a full disk) is not a silent exit 0: exit 4 and one line on stderr.
 small="$repo/testdata/fixtures/vectors/small/wal"
 "$work/prefix/bin/walverify" -q "$small" || fail "walverify on the small vector is not healthy"
