@@ -75,7 +75,9 @@ public final class OfflineKine {
                     + ": wait for it to finish, or choose another --out-kine");
         }
         try (out) {
-            String refusal = refusal(out.dir());
+            // An earlier run's switch finished just now left its own output: the same command run again replaces it
+            // (kept as NAME.broken.*); anything else in DIR is never written over.
+            String refusal = out.finishedEarlierSwitch() ? null : refusal(out.dir());
             if (refusal != null) throw new IOException(refusal);
             Path temp = out.temp(FILE);
             long n = 0;

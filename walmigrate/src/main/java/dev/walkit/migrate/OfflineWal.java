@@ -59,7 +59,9 @@ public final class OfflineWal {
                     + ": wait for it to finish, or choose another --out-wal");
         }
         try (out) {
-            String refusal = refusal(out.dir());
+            // An earlier run's switch finished just now left its own output: the same command run again replaces it
+            // (kept as NAME.broken.*); anything else in DIR is never written over.
+            String refusal = out.finishedEarlierSwitch() ? null : refusal(out.dir());
             if (refusal != null) throw new IOException(refusal); // a wal that appeared since the command's own check
             // The marker counts the records, so the keys are spooled to a temp WAL first (streamed, not held).
             Path body = out.temp("wal.body");

@@ -82,7 +82,9 @@ public final class Recovery {
         Path input = Wal.resolve(o.input());
         Path outDir = o.out() == null ? null : o.out().toAbsolutePath().normalize();
         Path target = outDir == null ? null : outDir.resolve(Wal.WAL_FILE);
-        if (!o.dryRun()) checkTarget(input, outDir, target, o.force());
+        // An existing DIR/wal is refused before anything is read, unless a crashed run's switch is to be put right
+        // first (under DIR's lock, below): then DIR is judged after it.
+        if (!o.dryRun() && !OutputDir.unfinishedSwitch(outDir)) checkTarget(input, outDir, target, o.force());
 
         RecoveryReport.Draft r = new RecoveryReport.Draft();
         r.options = o;
@@ -104,8 +106,11 @@ public final class Recovery {
                                 + ": wait for it to finish, or choose another --out", true);
                     }
                     r.cleanedUp.addAll(dir.cleanedUp());
-                    // Again under the lock: a run that finished meanwhile may have published DIR/wal.
-                    checkTarget(input, outDir, target, o.force());
+                    // Again under the lock: a run that finished meanwhile may have published DIR/wal, or a crashed
+                    // run's switch was just finished (its complete output is DIR/wal): say what was put right.
+                    // A switch finished just now left that run's own output: the same command run again replaces it,
+                    // keeping it as wal.broken.* (a complete pair is never deleted).
+                    checkTarget(input, outDir, target, o.force() || dir.finishedEarlierSwitch());
                     if (!o.compact()) checkSpace(outDir, in.size(), "the input's size: the history form is at most that");
                     temp = dir.temp(Wal.WAL_FILE);
                     if (!o.compact()) {

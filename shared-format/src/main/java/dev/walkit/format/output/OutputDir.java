@@ -23,8 +23,11 @@ import java.util.regex.Pattern;
 public final class OutputDir implements AutoCloseable {
     private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
-    /** The temp files of a run: {@code .NAME.tmp-PID-NANOS} (System.nanoTime may be negative). */
-    private static final Pattern TEMP = Pattern.compile("\\.(.+)\\.tmp-\\d+--?\\d+");
+    /**
+     * The temp files of a run: {@code .NAME.tmp-PID-NANOS} (System.nanoTime may be negative), and SQLite's own files
+     * beside a temp database ({@code -journal}, {@code -wal}, {@code -shm}: --out-kine writes one).
+     */
+    private static final Pattern TEMP = Pattern.compile("\\.(.+)\\.tmp-\\d+--?\\d+(-journal|-wal|-shm)?");
 
     /**
      * Temp files not yet published or removed: deleted if the JVM is stopped by a signal (Ctrl-C, a runbook's
@@ -100,6 +103,15 @@ public final class OutputDir implements AutoCloseable {
             else removeCreated(created);
             throw e;
         }
+    }
+
+    /**
+     * True when {@link #open} finished an earlier run's switch whose every rename was made: the names in DIR are then
+     * that run's complete output, written by a walkit tool, not the operator's files; the run may replace them (the
+     * old ones kept as {@code NAME.broken.*}, as always) without --force, as the same command run again.
+     */
+    public boolean finishedEarlierSwitch() {
+        return cleanedUp.stream().anyMatch(l -> l.startsWith(PairSwitch.FINISHED));
     }
 
     /** True when {@code dir} holds a switch a crashed run did not finish: {@link #open} undoes it (so DIR is judged after). */

@@ -25,9 +25,10 @@ import java.util.List;
  * Each rename is followed by an fsync of the directory, so a crash leaves a prefix of these steps: whenever
  * {@code wal} exists, the other names beside it are of its own generation, and no file is ever lost (the old
  * ones are under their {@code .broken} names, the new ones under their temp names). The next writer into the
- * directory finds the intent file under the lock and {@linkplain #recover undoes} the unfinished switch, even
- * one whose every new file was already in place: the old files are back under their names, as if the crashed
- * run (which never said it had finished) had not been, and the same command run again succeeds.
+ * directory finds the intent file under the lock and {@linkplain #recover undoes} the unfinished switch (the old
+ * files back under their names, as if the crashed run had not been, and the same command run again succeeds), or,
+ * when every rename was already made, finishes it: the new files were fsynced and verified before the first
+ * rename, so a complete pair is kept, never deleted by the run after.
  */
 final class PairSwitch {
     static final String INTENT = ".walkit.switch";
@@ -37,6 +38,8 @@ final class PairSwitch {
         return java.nio.file.Files.exists(dir.resolve(INTENT));
     }
     private static final String MAGIC = "walkit switch 1";
+    /** How {@link #recover} says it finished a switch (rather than undid it). */
+    static final String FINISHED = "an earlier run had put its new ";
 
     /** One name of the switch: its final name, the temp file that becomes it, whether an old file of that name was there. */
     record Entry(String name, String temp, boolean old) {
@@ -105,11 +108,27 @@ final class PairSwitch {
             entries.add(new Entry(f[1], f[2], f[3].equals("old")));
         }
         String names = String.join(" and ", entries.stream().map(Entry::name).toList());
+        boolean anyOld = entries.stream().anyMatch(Entry::old);
+        if (complete(dir, entries, suffix)) {
+            // Every rename was made (each after its file was fsynced and verified): the switch is finished, not undone,
+            // so a complete pair is never deleted by the run after it.
+            Durable.delete(intent);
+            return FINISHED + names + " in place and stopped before it said so: its switch is finished"
+                    + (anyOld ? " (the old files are kept as NAME" + suffix + ")" : "");
+        }
         undo(dir, entries, suffix);
         Durable.delete(intent);
-        boolean anyOld = entries.stream().anyMatch(Entry::old);
         return "an earlier run stopped while putting " + names + " in place: undone, "
                 + (anyOld ? "the old files are back under their names" : "its new files removed");
+    }
+
+    /** Whether every rename of the switch was made: each temp gone into its name, each old file under its kept name. */
+    private static boolean complete(Path dir, List<Entry> entries, String suffix) {
+        for (Entry e : entries) {
+            if (Files.exists(dir.resolve(e.temp())) || !Files.exists(dir.resolve(e.name()))) return false;
+            if (e.old() && !Files.exists(dir.resolve(e.name() + suffix))) return false;
+        }
+        return true;
     }
 
     /** Back to before the switch: new files out (the commit name first), then old files in (the commit name last), temps removed. */

@@ -125,6 +125,16 @@ class OutputDirTest {
         for (int crashAt = 1; crashAt <= 5; crashAt++) {
             Path out = oldPair();
             crashAndRecover(out, crashAt, 5);
+            if (crashAt == 5) {
+                // Every rename made: the switch is finished, the complete new pair kept, the old one under its kept names.
+                Map<String, String> c = contents(out);
+                assertEquals("new wal", c.get("wal"), "crash after the last rename: finished, not undone: " + c);
+                assertEquals("new leases", c.get("leases.json"), c.toString());
+                assertTrue(c.entrySet().stream().anyMatch(e -> e.getKey().startsWith("wal.broken.") && e.getValue().equals("old wal"))
+                        && c.entrySet().stream().anyMatch(e -> e.getKey().startsWith("leases.json.broken.") && e.getValue().equals("old leases")), c.toString());
+                deleteTree(out);
+                continue;
+            }
             assertEquals(Map.of("wal", "old wal", "leases.json", "old leases"), contents(out), "crash after step " + crashAt + ": undone");
             try (OutputDir d = OutputDir.open(out)) {
                 publishNewPair(d);
@@ -140,7 +150,8 @@ class OutputDirTest {
         for (int crashAt = 1; crashAt <= 3; crashAt++) {
             Path out = Files.createDirectories(tmp.resolve("fresh"));
             crashAndRecover(out, crashAt, 3);
-            assertEquals(Map.of(), contents(out), "crash after step " + crashAt + ": undone, even after the last rename (the run never finished)");
+            assertEquals(crashAt == 3 ? Map.of("wal", "new wal", "leases.json", "new leases") : Map.of(), contents(out),
+                    "crash after step " + crashAt + (crashAt == 3 ? ": every rename made, finished (a complete pair is never deleted)" : ": undone"));
             deleteTree(out);
         }
     }
@@ -168,7 +179,8 @@ class OutputDirTest {
         assertTrue(at.containsKey(PairSwitch.INTENT), "the intent file says what to do: " + at);
         try (OutputDir again = OutputDir.open(out)) {
             List<String> said = again.cleanedUp();
-            assertTrue(said.get(0).startsWith("an earlier run"), said.toString());
+            assertTrue(said.get(0).startsWith(crashAt == steps ? "an earlier run had put its new leases.json and wal in place and stopped before it said so"
+                    : "an earlier run stopped while putting"), said.toString());
         }
     }
 
@@ -199,5 +211,18 @@ class OutputDirTest {
         try (Stream<Path> s = Files.walk(p)) {
             for (Path q : s.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(q);
         }
+    }
+
+    @Test
+    void sqlitesJournalBesideAnEarlierRunsTempDatabaseIsRemovedToo() throws Exception {
+        Path out = Files.createDirectories(tmp.resolve("kine-out"));
+        Files.writeString(out.resolve(".state.db.tmp-4242-123456789"), "half a database");
+        Files.writeString(out.resolve(".state.db.tmp-4242-123456789-journal"), "its rollback journal");
+        Files.writeString(out.resolve("state.db-journal"), "not ours: kept");
+        try (OutputDir d = OutputDir.open(out)) {
+            assertEquals(2, d.cleanedUp().size(), d.cleanedUp().toString());
+            assertTrue(d.cleanedUp().stream().anyMatch(l -> l.startsWith("removed .state.db.tmp-4242-123456789-journal")), d.cleanedUp().toString());
+        }
+        assertEquals(Map.of("state.db-journal", "not ours: kept"), contents(out));
     }
 }
