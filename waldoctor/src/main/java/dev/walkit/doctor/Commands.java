@@ -390,7 +390,7 @@ public final class Commands {
             out.printf("%d lease(s) in the db's lease bucket%n", etcd.leases().size());
             return ShellCommand.Outcome.OK;
         }
-        boolean kine = ctx.index.source().kind() == dev.walkit.format.store.StoreFile.Kind.KINE;
+        boolean kine = ctx.index.source().kind() == dev.walkit.format.account.Store.Kind.KINE;
         m.keysByLease().forEach((id, n) -> out.printf(kine ? "lease %d (kine: its TTL in seconds): %d key(s)%n" : "lease %d: %d key(s)%n", id, n));
         if (kine) out.printf("%d lease(s)%n", m.keysByLease().size()); // kine's lease is its TTL: no next ID
         else out.printf("%d lease(s); next lease ID %d%n", m.keysByLease().size(), m.nextLeaseId());

@@ -111,9 +111,9 @@ public final class LogIndex implements Closeable {
     private final Path leftoverCompaction;
 
     /** What was opened: the store's kind and file, and for an etcd db what its own format says. */
-    public record Source(StoreFile.Kind kind, Path file, EtcdFacts etcd, KineHistoryWal.Summary kine, Store store) {
+    public record Source(Store.Kind kind, Path file, EtcdFacts etcd, KineHistoryWal.Summary kine, Store store) {
         public boolean isWal() {
-            return kind == StoreFile.Kind.WAL;
+            return kind == Store.Kind.WAL;
         }
     }
 
@@ -172,12 +172,12 @@ public final class LogIndex implements Closeable {
     /** Loads {@code path} (a WAL file or data directory); {@code progress} sees the offset now and then, or is null. */
     public static LogIndex load(Path path, LongConsumer progress) throws IOException {
         StoreFile store = StoreFile.resolve(path);
-        if (store.kind() == StoreFile.Kind.ETCD_DB) return loadEtcdDb(store.file(), progress);
-        if (store.kind() == StoreFile.Kind.KINE) return loadKine(store.file(), progress);
+        if (store.kind() == Store.Kind.ETCD_DB) return loadEtcdDb(store.file(), progress);
+        if (store.kind() == Store.Kind.KINE) return loadKine(store.file(), progress);
         Path wal = store.file();
         WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
         try {
-            return new LogIndex(new Source(StoreFile.Kind.WAL, wal, null, null, null), wal, f, progress);
+            return new LogIndex(new Source(Store.Kind.WAL, wal, null, null, null), wal, f, progress);
         } catch (IOException | RuntimeException e) {
             f.close();
             throw e;
@@ -520,7 +520,7 @@ public final class LogIndex implements Closeable {
         return loadConverted(wal -> {
             try (EtcdDb e = EtcdDb.openDatabase(db)) {
                 EtcdDbWal.Summary sum = EtcdDbWal.write(e, wal);
-                return new Source(StoreFile.Kind.ETCD_DB, db, new EtcdFacts(e.bolt().meta(), e.compactRevision(), e.consistentIndex(), e.leases(), e.damage(), sum), null,
+                return new Source(Store.Kind.ETCD_DB, db, new EtcdFacts(e.bolt().meta(), e.compactRevision(), e.consistentIndex(), e.leases(), e.damage(), sum), null,
                         e.store(db, sum.revisions()));
             }
         }, progress);
@@ -538,7 +538,7 @@ public final class LogIndex implements Closeable {
                 } finally {
                     check.join();
                 }
-                return new Source(StoreFile.Kind.KINE, db, null, sum, sum.store(db, java.nio.file.Files.size(db), KineCheck.damage(check.join(), sum)));
+                return new Source(Store.Kind.KINE, db, null, sum, sum.store(db, java.nio.file.Files.size(db), KineCheck.damage(check.join(), sum)));
             }
         }, progress);
     }

@@ -82,7 +82,7 @@ public final class WalDoctor implements Callable<Integer> {
         err.flush();
         // The bar counts the WAL's bytes; another store's history is read into its WAL form first (no bar for it).
         dev.walkit.format.store.StoreFile store = dev.walkit.format.store.StoreFile.resolve(path);
-        long size = store.kind() == dev.walkit.format.store.StoreFile.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
+        long size = store.kind() == dev.walkit.format.account.Store.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
         try (dev.walkit.cli.Progress bar = dev.walkit.cli.Progress.of("loading", size, progress)) {
             return LogIndex.load(path, bar);
         }

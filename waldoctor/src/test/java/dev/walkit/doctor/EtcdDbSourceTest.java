@@ -118,7 +118,7 @@ class EtcdDbSourceTest {
     void everyRevisionFromTheCompactionOnIsAnsweredAsEtcdAnswersIt() throws Exception {
         assertTrue(last > compact + 5, "revisions after the compaction: " + compact + ".." + last);
         try (LogIndex x = LogIndex.load(snapshot, null)) {
-            assertEquals(dev.walkit.format.store.StoreFile.Kind.ETCD_DB, x.source().kind());
+            assertEquals(dev.walkit.format.account.Store.Kind.ETCD_DB, x.source().kind());
             assertEquals(compact, x.state().compactRevision(), "the compact revision is the db's");
             assertEquals(last, x.state().revision());
             for (long r = compact; r <= last; r++) assertEquals(served(r), answered(x, r), "revision " + r);

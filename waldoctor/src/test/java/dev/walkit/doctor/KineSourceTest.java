@@ -70,7 +70,7 @@ class KineSourceTest {
         byte[] before = Files.readAllBytes(data.resolve("state.db-wal"));
         // k3s's server/db directory names its state.db.
         try (LogIndex x = LogIndex.load(data, null)) {
-            assertEquals(dev.walkit.format.store.StoreFile.Kind.KINE, x.source().kind());
+            assertEquals(dev.walkit.format.account.Store.Kind.KINE, x.source().kind());
             assertEquals(last, x.state().revision());
             Map<String, String> values = new TreeMap<>();
             for (long r = 1; r <= last; r++) {

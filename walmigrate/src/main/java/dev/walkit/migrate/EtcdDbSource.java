@@ -31,7 +31,7 @@ public final class EtcdDbSource implements KeySource {
 
     public static EtcdDbSource open(Path path) throws IOException {
         StoreFile store = StoreFile.resolve(path);
-        if (store.kind() != StoreFile.Kind.ETCD_DB) throw new IOException(path + ": not an etcd db (no bbolt meta page at its start)");
+        if (store.kind() != dev.walkit.format.account.Store.Kind.ETCD_DB) throw new IOException(path + ": not an etcd db (no bbolt meta page at its start)");
         Path tmp = Files.createTempDirectory("walkit-etcd-db-");
         Path walFile = tmp.resolve(Wal.WAL_FILE);
         try (EtcdDb db = EtcdDb.openDatabase(store.file())) {

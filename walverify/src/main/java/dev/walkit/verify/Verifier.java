@@ -61,8 +61,8 @@ public final class Verifier {
     static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit) throws IOException {
         Listener l = listener == null ? new Listener() { } : listener;
         dev.walkit.format.store.StoreFile store = dev.walkit.format.store.StoreFile.resolve(input);
-        if (store.kind() == dev.walkit.format.store.StoreFile.Kind.ETCD_DB) return EtcdDbVerify.verify(store.file(), level, l);
-        if (store.kind() == dev.walkit.format.store.StoreFile.Kind.KINE) return KineVerify.verify(store.file(), level, l);
+        if (store.kind() == dev.walkit.format.account.Store.Kind.ETCD_DB) return EtcdDbVerify.verify(store.file(), level, l);
+        if (store.kind() == dev.walkit.format.account.Store.Kind.KINE) return KineVerify.verify(store.file(), level, l);
         Path walPath = Wal.resolve(input);
         ReaderOptions ro = level == VerifyLevel.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
         Facts r = new Facts();

@@ -116,7 +116,7 @@ public final class WalVerify implements Callable<Integer> {
         long size;
         try {
             dev.walkit.format.store.StoreFile store = dev.walkit.format.store.StoreFile.resolve(path);
-            size = store.kind() == dev.walkit.format.store.StoreFile.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
+            size = store.kind() == dev.walkit.format.account.Store.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
         } catch (IOException e) {
             size = 0; // the verification names it
         }

@@ -29,7 +29,7 @@ public final class AccountText {
     public static String kind(Account a) {
         Store s = a.store();
         if (s.isWal()) return String.format("WAL format %s, %,d bytes", s.format(), s.bytes());
-        return String.format("%s (%s), %,d bytes", s.kind() == Store.Kind.KINE ? "kine state.db" : "etcd db", s.detail(), s.bytes());
+        return String.format("%s (%s), %,d bytes", s.kind().title(), s.detail(), s.bytes());
     }
 
     /** The records and revisions read: {@code records 2,597, transactions 2,216, revisions 1..2217[, compact revision C]}. */
@@ -47,7 +47,7 @@ public final class AccountText {
     /** The damage in one line: counts of spans, findings, the store's own damage, drops, and the revisions they may have held. */
     public static String damageSummary(Account a) {
         StringBuilder b = new StringBuilder(String.format("%d damaged span(s), %d finding(s)", a.damage().size(), a.findings().size()));
-        if (!a.store().damage().isEmpty()) b.append(String.format(", %d in the %s itself", a.store().damage().size(), a.store().kind().label()));
+        if (!a.store().damage().isEmpty()) b.append(String.format(", %d in the %s itself", a.store().damage().size(), a.store().kind().title()));
         if (a.replayed()) {
             b.append(String.format(", %d transaction(s) dropped, up to %,d revision(s) in damaged bytes", a.drops().size(), a.lostUpTo()));
             if (!a.affectedKeys().isEmpty()) b.append(String.format(", %,d key(s) whose latest state is uncertain", a.affectedKeys().size()));

@@ -16,16 +16,24 @@ import java.util.List;
 public record Store(Kind kind, Path path, long bytes, String format, long records, long leases, String detail, List<String> damage) {
     /** The three stores of a control plane. */
     public enum Kind {
-        WAL("wal"), ETCD_DB("etcd-db"), KINE("kine");
+        WAL("wal", "WAL"), ETCD_DB("etcd-db", "etcd db"), KINE("kine", "kine state.db");
 
         private final String label;
+        private final String title;
 
-        Kind(String label) {
+        Kind(String label, String title) {
             this.label = label;
+            this.title = title;
         }
 
+        /** Its word in JSON ({@code wal}, {@code etcd-db}, {@code kine}). */
         public String label() {
             return label;
+        }
+
+        /** Its name in text ({@code WAL}, {@code etcd db}, {@code kine state.db}). */
+        public String title() {
+            return title;
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.walkit.format.store;
 
 import dev.walkit.format.Wal;
+import dev.walkit.format.account.Store.Kind;
 import dev.walkit.format.bbolt.BoltFile;
 import dev.walkit.format.kine.KineDb;
 
@@ -15,20 +16,6 @@ import java.nio.file.Path;
  * {@code state.db} (or k3s's {@code server/db} directory that holds it).
  */
 public record StoreFile(Kind kind, Path file) {
-    public enum Kind {
-        WAL("WAL"), ETCD_DB("etcd db"), KINE("kine state.db");
-
-        private final String label;
-
-        Kind(String label) {
-            this.label = label;
-        }
-
-        public String label() {
-            return label;
-        }
-    }
-
     static final String ETCD_DB = "member/snap/db";
     static final String KINE_DB = "state.db";
 
