@@ -397,15 +397,26 @@ public final class Commands {
         return ShellCommand.Outcome.OK;
     }
 
+    /**
+     * A lease ID as it is printed and typed: decimal, or hex as {@code leases} prints it beside the decimal and etcdctl
+     * takes it ({@code 0x} optional; a hex ID of digits only needs the {@code 0x}).
+     */
+    static long leaseId(String s) {
+        String t = s.strip();
+        if (t.startsWith("0x") || t.startsWith("0X")) return Long.parseUnsignedLong(t.substring(2), 16);
+        if (!t.isEmpty() && t.chars().allMatch(Character::isDigit)) return Long.parseLong(t);
+        return Long.parseUnsignedLong(t, 16);
+    }
+
     private static ShellCommand.Outcome lease(ShellContext ctx, Args a, PrintWriter out) {
         if (a.positional().size() != 1) return usage(out, "usage: lease ID [--limit N]");
         long limit = a.number("--limit", ctx.rows);
         if (limit < 0) return error(out, a.error());
         long id;
         try {
-            id = Long.parseLong(a.positional().get(0));
+            id = leaseId(a.positional().get(0));
         } catch (NumberFormatException e) {
-            return error(out, "not a lease ID: " + a.positional().get(0));
+            return error(out, "not a lease ID: " + a.positional().get(0) + " (decimal, or hex as 'leases' prints it and etcdctl takes it, 0x optional)");
         }
         int n = 0;
         for (KeyState k : ctx.index.live()) {

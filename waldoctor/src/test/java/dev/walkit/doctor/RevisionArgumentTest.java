@@ -66,4 +66,20 @@ class RevisionArgumentTest {
         assertTrue(s.contains("no applied transaction at revision 1286: " + window), s);
         assertEquals(3, s.split(java.util.regex.Pattern.quote(window), -1).length - 1, "at, txn and get --rev name it: " + s);
     }
+
+    @Test
+    void aLeaseIdIsTakenAsItIsPrintedInDecimalOrHex() throws Exception {
+        // An etcd db's leases are printed in decimal and in hex (etcd's IDs, as etcdctl shows them): the one with a live key.
+        String db = Fixtures.path("etcd/snapshot.db").toString();
+        String leases = shell(db, "leases\n");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("lease (\\d+) \\(([0-9a-f]+)\\): TTL \\d+s, 1 live key").matcher(leases);
+        assertTrue(m.find(), leases);
+        String byDecimal = shell(db, "lease " + m.group(1) + "\n");
+        assertTrue(byDecimal.contains("1 key(s)\n"), byDecimal);
+        assertEquals(byDecimal, shell(db, "lease " + m.group(2) + "\n"), "hex, as printed beside the decimal");
+        assertEquals(byDecimal, shell(db, "lease 0x" + m.group(2) + "\n"), "hex with 0x");
+        assertTrue(shell(db, "lease zz\n").contains("not a lease ID: zz"));
+        assertEquals(0x1234, Commands.leaseId("0x1234"));
+        assertEquals(1234, Commands.leaseId("1234"));
+    }
 }
