@@ -217,17 +217,7 @@ class OneAccountTest {
         // A zeroed leaf page of the table: SQLite's check and the rows it held are the db's damage in every view.
         Path damaged = dir.resolve("damaged.db");
         Files.copy(db, damaged);
-        long page;
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + damaged);
-             java.sql.Statement st = c.createStatement();
-             java.sql.ResultSet r = st.executeQuery("SELECT pageno FROM dbstat WHERE name = 'kine' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 3")) {
-            assertTrue(r.next());
-            page = r.getLong(1);
-        }
-        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(damaged.toFile(), "rw")) {
-            f.seek((page - 1) * 4096);
-            f.write(new byte[4096]);
-        }
+        KineDbGenerator.overwritePage(damaged, KineDbGenerator.tableLeaves(damaged).get(3), new byte[4096]);
         oneAccount("damaged kine db", damaged, false);
         JsonNode v = json("walverify", "-w", "json", damaged.toString()).json();
         assertEquals("damaged", v.get("verdict").asText());

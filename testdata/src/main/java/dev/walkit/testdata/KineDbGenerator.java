@@ -183,4 +183,33 @@ public final class KineDbGenerator {
         id++;
         return id;
     }
+
+    /** The leaf pages of kine's table in {@code db}, in page order (SQLite's dbstat): where the tests damage a table. */
+    public static java.util.List<Long> tableLeaves(Path db) throws java.sql.SQLException {
+        java.util.List<Long> leaves = new java.util.ArrayList<>();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
+             java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT pageno FROM dbstat WHERE name = 'kine' AND pagetype = 'leaf' ORDER BY pageno")) {
+            while (r.next()) leaves.add(r.getLong(1));
+        }
+        return leaves;
+    }
+
+    /** Overwrites page {@code page} (1-based, 4096 bytes as generated) of {@code db} with {@code bytes}: zeros, or another page's. */
+    public static void overwritePage(Path db, long page, byte[] bytes) throws java.io.IOException {
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(db.toFile(), "rw")) {
+            f.seek((page - 1) * 4096);
+            f.write(bytes);
+        }
+    }
+
+    /** Page {@code page} of {@code db} as it stands. */
+    public static byte[] page(Path db, long page) throws java.io.IOException {
+        byte[] b = new byte[4096];
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(db.toFile(), "r")) {
+            f.seek((page - 1) * 4096);
+            f.readFully(b);
+        }
+        return b;
+    }
 }

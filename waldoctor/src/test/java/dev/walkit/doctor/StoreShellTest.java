@@ -82,17 +82,8 @@ class StoreShellTest {
     void aKineDbWithADamagedTablePageIsDiagnosedWithTheRowsItLost(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path db = dir.resolve("state.db");
         new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(5, 4000)).write(db);
-        long page;
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
-             java.sql.Statement s = c.createStatement();
-             java.sql.ResultSet r = s.executeQuery("SELECT pageno FROM dbstat WHERE name = 'kine' AND pagetype = 'leaf' ORDER BY pageno LIMIT 1 OFFSET 5")) {
-            assertTrue(r.next());
-            page = r.getLong(1);
-        }
-        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(db.toFile(), "rw")) {
-            f.seek((page - 1) * 4096);
-            f.write(new byte[4096]);
-        }
+        long page = dev.walkit.testdata.KineDbGenerator.tableLeaves(db).get(5);
+        dev.walkit.testdata.KineDbGenerator.overwritePage(db, page, new byte[4096]);
         WalDoctorTest.Run d = WalDoctorTest.run("diagnose", db.toString());
         assertEquals(3, d.exit(), d.out() + d.err());
         assertTrue(d.out().matches("(?s).*  SQLite damage: SQLite could not read kine's rows after id \\d+ up to id \\d+, where the read went on.*"), d.out());

@@ -1,6 +1,7 @@
 package dev.walkit.migrate;
 
-import dev.walkit.format.assess.Assessment;
+import dev.walkit.format.account.Account;
+import dev.walkit.format.account.AccountListener;
 import dev.walkit.format.Finding;
 import dev.walkit.format.kine.KineCheck;
 import dev.walkit.format.kine.KineDb;
@@ -89,10 +90,10 @@ public final class KineSource implements KeySource {
      * reads past pages whose bytes were overwritten and would drop their keys without a word.
      */
     static void refuseDamaged(Path stateDb, KineDb kine) throws IOException {
-        KineCheck check = KineCheck.run(kine);
-        if (check.verdict(java.nio.file.Files.size(stateDb)) == Assessment.Verdict.HEALTHY) return;
-        List<String> why = new ArrayList<>(check.damage());
-        for (Finding f : check.replay().findings()) why.add(f.kind().label() + " at revision " + f.revision() + ": " + f.detail());
+        Account a = KineCheck.account(kine, stateDb, new AccountListener());
+        if (a.healthy()) return;
+        List<String> why = new ArrayList<>(a.store().damage());
+        for (Finding f : a.findings()) why.add(f.kind().label() + " at revision " + f.revision() + ": " + f.detail());
         throw new IOException(stateDb + ": the kine db is damaged (" + why.get(0) + (why.size() > 1 ? "; " + (why.size() - 1) + " more" : "")
                 + "): run waldoctor diagnose first");
     }

@@ -27,18 +27,9 @@ class KineSourceInputTest {
         for (int fromEnd : new int[] {-1, 3}) {
             Path db = dir.resolve("state-" + fromEnd + ".db");
             new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(4, 3000)).write(db);
-            long page;
-            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
-                 java.sql.Statement s = c.createStatement();
-                 java.sql.ResultSet r = s.executeQuery("SELECT pageno FROM dbstat WHERE name = 'kine' AND pagetype = 'leaf' ORDER BY pageno "
-                         + (fromEnd < 0 ? "LIMIT 1 OFFSET 2" : "DESC LIMIT 1 OFFSET " + fromEnd))) {
-                org.junit.jupiter.api.Assertions.assertTrue(r.next());
-                page = r.getLong(1);
-            }
-            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(db.toFile(), "rw")) {
-                f.seek((page - 1) * 4096);
-                f.write(new byte[4096]);
-            }
+            java.util.List<Long> leaves = dev.walkit.testdata.KineDbGenerator.tableLeaves(db);
+            long page = fromEnd < 0 ? leaves.get(2) : leaves.get(leaves.size() - 1 - fromEnd);
+            dev.walkit.testdata.KineDbGenerator.overwritePage(db, page, new byte[4096]);
             Path out = dir.resolve("out-" + fromEnd);
             UnreachableTargetTest.Run r = UnreachableTargetTest.run("kine", "--sqlite", db.toString(), "--out-wal", out.toString());
             assertEquals(4, r.exit(), r.out() + r.err());
@@ -63,21 +54,11 @@ class KineSourceInputTest {
     void tablePagesOverwrittenByAnotherLeafAreRefusedNotDropped(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("state.db");
         new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(7, 3000)).write(db);
-        java.util.List<Long> leaves = new java.util.ArrayList<>();
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
-             java.sql.Statement s = c.createStatement();
-             java.sql.ResultSet r = s.executeQuery("SELECT pageno FROM dbstat WHERE name = 'kine' AND pagetype = 'leaf' ORDER BY pageno")) {
-            while (r.next()) leaves.add(r.getLong(1));
-        }
+        java.util.List<Long> leaves = dev.walkit.testdata.KineDbGenerator.tableLeaves(db);
         org.junit.jupiter.api.Assertions.assertTrue(leaves.size() > 10, leaves.toString());
-        byte[] donor = new byte[4096];
-        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(db.toFile(), "rw")) {
-            f.seek((leaves.get(1) - 1) * 4096);
-            f.readFully(donor);
-            for (int i : new int[] {leaves.size() / 3, leaves.size() / 2, 2 * leaves.size() / 3}) {
-                f.seek((leaves.get(i) - 1) * 4096);
-                f.write(donor);
-            }
+        byte[] donor = dev.walkit.testdata.KineDbGenerator.page(db, leaves.get(1));
+        for (int i : new int[] {leaves.size() / 3, leaves.size() / 2, 2 * leaves.size() / 3}) {
+            dev.walkit.testdata.KineDbGenerator.overwritePage(db, leaves.get(i), donor);
         }
         // The defect's own evidence: SQLite's live-set query answers, with fewer keys, and no error.
         try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);

@@ -134,9 +134,9 @@ public final class Recovery {
                 r.inputRecords = res.records();
                 plan.finish(s, in, res.format());
                 // (No valid record read at all, as under the crc range bug: decide says why, not this.)
-                if (o.toRevision() != Long.MAX_VALUE && plan.lastRevisionRead >= 0 && o.toRevision() > plan.lastRevisionRead) {
+                if (o.toRevision() != Long.MAX_VALUE && plan.lastRevisionRead() >= 0 && o.toRevision() > plan.lastRevisionRead()) {
                     throw new Refused("--to-revision " + o.toRevision() + " is past the last revision in the log, "
-                            + plan.lastRevisionRead + ": nothing to stop at", true);
+                            + plan.lastRevisionRead() + ": nothing to stop at", true);
                 }
                 Timing.mark("plan finished");
                 String refusal = decide(o, r, s);
@@ -151,7 +151,7 @@ public final class Recovery {
                 r.leases = s.leases(o.leaseTtl());
                 r.form = o.compact() ? "snapshot" : "history";
                 Timing.mark("decided, leases");
-                String keptBreak = keptRuleBreak(s, plan.brokenKeys);
+                String keptBreak = keptRuleBreak(s, plan.brokenChains());
                 if (o.form() == RecoveryOptions.Form.AUTO && keptBreak != null) {
                     r.form = "snapshot";
                     r.formWhy = keptBreak + ": written as a snapshot of the final state";
@@ -249,15 +249,24 @@ public final class Recovery {
         }
     }
 
+    /** The keys whose chain broke named in the form's reason (the account lists them all). */
+    static final int MAX_KEYS_NAMED = 10;
+
     /**
      * Why the history form would not verify, in words, or null: the kept records break a rule as they stand
      * ({@link Replayer#firstKeptBreak}); the history form copies them byte-exact, so its replay would find it.
      * The snapshot form states each live key once, which §5's create_revision/version rules do not apply to.
      */
-    static String keptRuleBreak(Replayer s, java.util.Collection<String> keys) {
+    static String keptRuleBreak(Replayer s, List<byte[]> brokenChains) {
         Finding f = s.firstKeptBreak();
         if (f == null) return null;
         long n = s.keptBreaks();
+        // The first keys whose chain broke, each once, quoted (the account lists them all as affected keys).
+        java.util.Set<String> keys = new java.util.LinkedHashSet<>();
+        for (byte[] k : brokenChains) {
+            if (keys.size() == MAX_KEYS_NAMED) break;
+            keys.add(dev.walkit.cli.KeyText.quote(k));
+        }
         String named = keys.isEmpty() ? "" : "; keys whose chain broke: " + String.join(", ", keys)
                 + (n > keys.size() ? " … (" + n + " breaks in all)" : "");
         return "the kept records break the rules of a healthy log as they stand (" + f.kind().label() + " at offset "
@@ -299,16 +308,9 @@ public final class Recovery {
         boolean historyStopped;
         /** --form auto: a kept rule break means the snapshot form. */
         boolean stopsHistory;
-        /** The keys of the first kept rule breaks, quoted. */
-        final java.util.Set<String> brokenKeys = new java.util.LinkedHashSet<>();
-        static final int MAX_KEYS_NAMED = 10;
-        /** The highest revision of a valid record read, applied or not; -1 before any. */
-        long lastRevisionRead = -1;
-
         @Override
         public void read(long offset, long revision) {
             super.read(offset, revision);
-            if (revision > lastRevisionRead) lastRevisionRead = revision;
             progress.accept(offset);
         }
 
@@ -335,7 +337,6 @@ public final class Recovery {
         @Override
         public void keptBreak(Finding f, byte[] key) {
             super.keptBreak(f, key);
-            if (brokenKeys.size() < MAX_KEYS_NAMED) brokenKeys.add(dev.walkit.cli.KeyText.quote(key));
             if (history != null && !historyStopped && stopsHistory) {
                 historyStopped = true;
                 try {

@@ -1,6 +1,5 @@
 package dev.walkit.verify;
 
-import dev.walkit.format.Finding;
 import dev.walkit.format.scan.SplitScan;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.account.Account;
@@ -11,7 +10,6 @@ import dev.walkit.format.replay.FormReplay;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * walverify of an etcd db: its bbolt structure (meta pages and their checksum, every page of the key, meta and
@@ -32,16 +30,8 @@ final class EtcdDbVerify {
             Account a = Account.ofForm(e.store(db, sum[0].revisions()), r, listener);
             if (level == VerifyLevel.SEMANTIC) a.findings().forEach(l::finding);
             for (String d : a.store().damage()) l.storeDamage("etcd-db", d);
-            return new VerifyReport(WalFormat.V2, level, below(level, a), null, -1, false, null, SplitScan.Outcome.ONE_THREAD);
+            return new VerifyReport(WalFormat.V2, level, level == VerifyLevel.SEMANTIC ? a : a.read(), null, -1, false, null,
+                    SplitScan.Outcome.ONE_THREAD);
         }
-    }
-
-    /** Below the semantic level the account says what was read, not what the rules or the state say. */
-    static Account below(VerifyLevel level, Account a) {
-        if (level == VerifyLevel.SEMANTIC) {
-            return a;
-        }
-        return Account.scan(a.store(), a.records(), a.transactions(), a.firstRevision(), a.lastRevision(), a.compactRevision(), Long.MAX_VALUE,
-                a.damage(), List.<Finding>of());
     }
 }

@@ -6,14 +6,9 @@ import dev.walkit.format.account.Account;
 import dev.walkit.format.account.AccountListener;
 import dev.walkit.format.kine.KineCheck;
 import dev.walkit.format.kine.KineDb;
-import dev.walkit.format.kine.KineHistoryWal;
-import dev.walkit.format.replay.FormReplay;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * walverify of kine's state.db, read from a private copy: the one check of a kine database ({@link KineCheck}: SQLite's
@@ -27,20 +22,11 @@ final class KineVerify {
 
     static VerifyReport verify(Path stateDb, VerifyLevel level, Verifier.Listener l) throws IOException {
         try (KineDb db = KineDb.open(stateDb, "walverify")) {
-            CompletableFuture<List<String>> check = KineCheck.quickCheckAsync(db);
-            KineHistoryWal.Summary[] sum = {null};
-            AccountListener listener = new AccountListener(l::damage);
-            FormReplay.Result r;
-            List<String> quick;
-            try {
-                r = FormReplay.run(sink -> sum[0] = KineHistoryWal.emit(db, sink), listener);
-            } finally {
-                quick = check.join(); // before the copy is deleted, whatever the replay met
-            }
-            Account a = Account.ofForm(sum[0].store(stateDb, Files.size(stateDb), KineCheck.damage(quick, sum[0])), r, listener);
+            Account a = KineCheck.account(db, stateDb, new AccountListener(l::damage));
             if (level == VerifyLevel.SEMANTIC) a.findings().forEach(l::finding);
             for (String d : a.store().damage()) l.storeDamage("kine", d);
-            return new VerifyReport(WalFormat.V2, level, EtcdDbVerify.below(level, a), null, -1, false, null, SplitScan.Outcome.ONE_THREAD);
+            return new VerifyReport(WalFormat.V2, level, level == VerifyLevel.SEMANTIC ? a : a.read(), null, -1, false, null,
+                    SplitScan.Outcome.ONE_THREAD);
         }
     }
 }

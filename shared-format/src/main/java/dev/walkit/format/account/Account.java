@@ -86,6 +86,15 @@ public record Account(Store store, long records, long transactions, long firstRe
         return out;
     }
 
+    /**
+     * What was read only, as below the semantic level: the store, the records, transactions and revisions, the damage;
+     * not what the rules or the state say (a store's form is replayed at every level so that its counts are the one
+     * account's).
+     */
+    public Account read() {
+        return scan(store, records, transactions, firstRevision, lastRevision, compactRevision, Long.MAX_VALUE, damage, List.of());
+    }
+
     public boolean healthy() {
         return verdict == Assessment.Verdict.HEALTHY;
     }

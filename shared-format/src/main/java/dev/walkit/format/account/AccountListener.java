@@ -64,13 +64,14 @@ public class AccountListener implements Replayer.Listener {
         brokenChains.add(key);
     }
 
-    /** The damaged spans located so far (all of them once {@link #account} was made). */
-    public List<DamageLocator.Located> located() {
-        return damage;
+    /** The highest revision of a valid record read so far, applied or not; -1 before any. */
+    public long lastRevisionRead() {
+        return locator.lastRevision();
     }
 
-    public long recordsRead() {
-        return locator.records();
+    /** The keys whose chain a record applied as stored broke, in the order found (a key once per break). */
+    public List<byte[]> brokenChains() {
+        return java.util.Collections.unmodifiableList(brokenChains);
     }
 
     /**

@@ -1,9 +1,12 @@
 package dev.walkit.format.kine;
 
-import dev.walkit.format.assess.Assessment;
+import dev.walkit.format.account.Account;
+import dev.walkit.format.account.AccountListener;
 import dev.walkit.format.replay.FormReplay;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,34 +19,25 @@ import java.util.concurrent.CompletableFuture;
  * The one check of a kine database, as walverify makes it and walmigrate refuses by: SQLite's own check of the file
  * ({@code PRAGMA quick_check}: its pages and indexes) on a thread of its own and, beside it, its rows replayed as a
  * WAL's revisions by the rules every log is held to ({@link FormReplay} over {@link KineHistoryWal}), the rows a
- * damaged page of the table held named. Values are not read (their lengths only).
- *
- * @param summary what the conversion of the rows found
- * @param replay  the replay of the rows
- * @param damage  what SQLite found, then the rows it could not read: each a line of the store's damage
+ * damaged page of the table held named. Values are not read (their lengths only). Its result is the db's
+ * {@link Account}: what SQLite found and the rows it could not read are the store's own damage.
  */
-public record KineCheck(KineHistoryWal.Summary summary, FormReplay.Result replay, List<String> damage) {
-    public KineCheck {
-        damage = List.copyOf(damage);
+public final class KineCheck {
+    private KineCheck() {
     }
 
-    /** Checks {@code db} (its private copy; read on two connections). */
-    public static KineCheck run(KineDb db) throws IOException {
+    /** Checks {@code db} (the private copy of {@code stateDb}; read on two connections), the replay told to {@code listener}. */
+    public static Account account(KineDb db, Path stateDb, AccountListener listener) throws IOException {
         CompletableFuture<List<String>> check = quickCheckAsync(db);
         KineHistoryWal.Summary[] sum = {null};
         FormReplay.Result r;
-        List<String> damage;
+        List<String> quick;
         try {
-            r = FormReplay.run(sink -> sum[0] = KineHistoryWal.emit(db, sink));
+            r = FormReplay.run(sink -> sum[0] = KineHistoryWal.emit(db, sink), listener);
         } finally {
-            damage = check.join(); // before the copy is deleted, whatever the replay met
+            quick = check.join(); // before the copy is deleted, whatever the replay met
         }
-        return new KineCheck(sum[0], r, damage(damage, sum[0])); // rows a damaged page of the table held: not replayed
-    }
-
-    /** walverify's verdict on the database: its findings, then any damage of its own makes it damaged. */
-    public Assessment.Verdict verdict(long fileSize) {
-        return Assessment.of(List.of(), replay.findings(), fileSize).verdictWith(damage.size());
+        return Account.ofForm(sum[0].store(stateDb, Files.size(stateDb), damage(quick, sum[0])), r, listener);
     }
 
     /** {@link #quickCheck} started on a thread of its own (join it before the copy is closed). */
