@@ -18,6 +18,8 @@ public enum DamageKind {
     // Findings of grouping and replay.
     INCOMPLETE_TRANSACTION("incomplete-transaction"),
     REVISION_REGRESSION("revision-regression"),
+    /** A revision regression whose transaction repeats the one before it byte for byte: written twice. */
+    DUPLICATED_RECORD("duplicated-record"),
     VERSION_MISMATCH("version-create-revision-mismatch"),
     TRUNCATED_SNAPSHOT("truncated-snapshot"),
     MISPLACED_SNAPSHOT("misplaced-snapshot"),

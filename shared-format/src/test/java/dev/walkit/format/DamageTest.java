@@ -254,6 +254,37 @@ class DamageTest {
     }
 
     @Test
+    void recordAppendedTwiceIsDuplicatedRecordNotARegression() throws IOException {
+        LogBuilder b = LogBuilder.puts(6);
+        byte[] clean = b.bytes();
+        int at = (int) b.offset(3);
+        int n = b.length(3);
+        byte[] log = insert(clean, at + n, Arrays.copyOfRange(clean, at, at + n)); // record 3 (revision 4) written twice
+        Path p = LogBuilder.write(dir, "wal", log);
+        try (WalFile f = WalFile.open(p, RecordLayout.DEFAULT_MAX_REC_LEN)) {
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
+            assertEquals(6, s.revision());
+            assertEquals(6, s.transactions(), "the repeat is not applied");
+            assertEquals(1, s.findings().size(), s.findings().toString());
+            Finding d = s.findings().get(0);
+            assertEquals(DamageKind.DUPLICATED_RECORD, d.kind());
+            assertEquals(at + n, d.offset());
+            assertEquals(n, d.length());
+            assertEquals(4, d.revision());
+            assertTrue(s.damage().isEmpty());
+        }
+        // The same revision with one byte of its value changed is a revision regression, as before.
+        byte[] changed = log.clone();
+        changed[at + n + n - RecordLayout.CRC_LENGTH - 1] ^= 1;
+        new RecordEncoder().writeCrc(ByteBuffer.wrap(changed).order(java.nio.ByteOrder.LITTLE_ENDIAN), at + n, n - RecordLayout.OVERHEAD,
+                CrcRange.STANDARD);
+        try (WalFile f = WalFile.open(LogBuilder.write(dir, "wal2", changed), RecordLayout.DEFAULT_MAX_REC_LEN)) {
+            Replayer s = Replay.run(f, ReaderOptions.defaults(), Replayer.Options.defaults(), null).state();
+            assertEquals(List.of(DamageKind.REVISION_REGRESSION), s.findings().stream().map(Finding::kind).toList());
+        }
+    }
+
+    @Test
     void markerCountingMoreThanPresentIsTruncatedSnapshot() throws IOException {
         LogBuilder b = new LogBuilder();
         b.add(RecordEncoder.snapshotMarker(10, 5));

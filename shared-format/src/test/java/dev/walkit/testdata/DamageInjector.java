@@ -20,7 +20,9 @@ import java.util.Random;
 public final class DamageInjector {
     /** What to damage. ZERO_BLOCK is a garbage span made of zeros, as a lost disk block looks. */
     public enum Kind {
-        TORN_TAIL, CRC_MISMATCH, BAD_HEADER, GARBAGE_SPAN, ZERO_BLOCK, INCONSISTENT_HEADER, UNDECODABLE_PAYLOAD, CRC_RANGE_BUG
+        TORN_TAIL, CRC_MISMATCH, BAD_HEADER, GARBAGE_SPAN, ZERO_BLOCK, INCONSISTENT_HEADER, UNDECODABLE_PAYLOAD, CRC_RANGE_BUG,
+        /** The first transaction of one record at or after the record asked for (else the last before it), appended twice. */
+        DUPLICATED_RECORD
     }
 
     /** The damaged log and the span a reader must report. */
@@ -72,6 +74,13 @@ public final class DamageInjector {
         System.arraycopy(rec, 0, out, off, rec.length);
         System.arraycopy(clean, off + len, out, off + rec.length, clean.length - off - len);
         return out;
+    }
+
+    /** Record {@code j} is an ordinary transaction of one: neither it nor the record before it has TXN_CONT. */
+    private boolean loneRecord(byte[] log, int j) {
+        int flags = log[(int) offset(j) + RecordLayout.FLAGS_OFFSET];
+        boolean prevCont = j > 0 && dev.walkit.format.Flags.isTxnCont(log[(int) offset(j - 1) + RecordLayout.FLAGS_OFFSET]);
+        return !dev.walkit.format.Flags.isTxnCont(flags) && !dev.walkit.format.Flags.isSnapshot(flags) && !prevCont;
     }
 
     /** Damages record {@code i} of a copy of the clean log (TORN_TAIL: the last record, whatever {@code i}). */
@@ -135,6 +144,21 @@ public final class DamageInjector {
                     new RecordEncoder().writeCrc(b, (int) r[0], (int) r[1] - RecordLayout.OVERHEAD, CrcRange.PAYLOAD_ONLY);
                 }
                 return new Expected(log, DamageKind.CRC_RANGE_BUG, 0, log.length);
+            }
+            case DUPLICATED_RECORD -> {
+                int j = i;
+                while (j < records.size() && !loneRecord(log, j)) j++;
+                if (j == records.size()) { // none after: the last one before
+                    j = i;
+                    while (j >= 0 && !loneRecord(log, j)) j--;
+                }
+                if (j < 0) throw new IllegalArgumentException("no transaction of one record in the log");
+                int from = (int) offset(j);
+                int n = length(j);
+                byte[] out = new byte[log.length + n];
+                System.arraycopy(log, 0, out, 0, from + n);
+                System.arraycopy(log, from, out, from + n, log.length - from);
+                return new Expected(out, DamageKind.DUPLICATED_RECORD, from + n, n);
             }
             default -> throw new IllegalArgumentException(kind.toString());
         }

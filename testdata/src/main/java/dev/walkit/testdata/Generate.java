@@ -23,7 +23,7 @@ public final class Generate implements Callable<Integer> {
     @Option(names = "--compacted", description = "Start with a snapshot prefix.")
     boolean compacted;
 
-    @Option(names = "--damage", description = "KIND@RECORD, e.g. crc_mismatch@100, torn_tail@0, garbage_span@50; repeatable.")
+    @Option(names = "--damage", description = "KIND@RECORD, e.g. crc_mismatch@100, torn_tail@0, garbage_span@50, duplicated_record@70; repeatable.")
     java.util.List<String> damage = new java.util.ArrayList<>();
 
     public static void main(String[] args) {
@@ -84,7 +84,13 @@ public final class Generate implements Callable<Integer> {
         long[] last = null;
         try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(clean)) {
             java.util.Set<Long> wanted = new java.util.HashSet<>();
-            for (Asked a : todo) wanted.add(a.record());
+            // A duplicated record is the first transaction of one at or after the record asked for.
+            java.util.List<Long> duplicates = new java.util.ArrayList<>();
+            for (Asked a : todo) {
+                if (a.kind() == DamageInjector.Kind.DUPLICATED_RECORD) duplicates.add(a.record());
+                else wanted.add(a.record());
+            }
+            boolean prevCont = false;
             java.nio.ByteBuffer h = java.nio.ByteBuffer.allocate(dev.walkit.format.RecordLayout.HEADER_LENGTH).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             for (long pos = 0; pos < in.size(); count++) {
                 h.clear();
@@ -92,6 +98,17 @@ public final class Generate implements Callable<Integer> {
                 long len = dev.walkit.format.RecordLayout.OVERHEAD + h.getInt(dev.walkit.format.RecordLayout.REC_LEN_OFFSET);
                 last = new long[] {pos, len};
                 if (wanted.contains(count)) where.put(count, last);
+                int flags = h.get(dev.walkit.format.RecordLayout.FLAGS_OFFSET);
+                if (!prevCont && !dev.walkit.format.Flags.isTxnCont(flags) && !dev.walkit.format.Flags.isSnapshot(flags)) {
+                    for (java.util.Iterator<Long> it = duplicates.iterator(); it.hasNext(); ) {
+                        long asked = it.next();
+                        if (asked <= count) {
+                            where.put(asked, last);
+                            it.remove();
+                        }
+                    }
+                }
+                prevCont = dev.walkit.format.Flags.isTxnCont(flags);
                 pos += len;
             }
             try (java.nio.channels.FileChannel o = java.nio.channels.FileChannel.open(out, java.nio.file.StandardOpenOption.CREATE_NEW,
@@ -99,7 +116,8 @@ public final class Generate implements Callable<Integer> {
                 long copied = 0; // clean bytes consumed
                 long shift = 0; // output offset minus input offset
                 for (Asked a : todo) {
-                    long[] r = a.record() >= count ? last : where.get(a.record());
+                    long[] r = where.containsKey(a.record()) ? where.get(a.record()) : a.record() >= count ? last : null;
+                    if (r == null) throw new IllegalArgumentException("no transaction of one record at or after record " + a.record());
                     if (r[0] < copied) throw new IllegalArgumentException("two damages on one record: " + damage);
                     copy(in, copied, r[0] - copied, o);
                     byte[] rec = new byte[(int) r[1]];

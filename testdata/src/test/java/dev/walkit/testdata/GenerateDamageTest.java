@@ -22,7 +22,7 @@ class GenerateDamageTest {
     void splicedDamageEqualsTheInMemoryInjector() throws Exception {
         Path out = dir.resolve("damaged.wal");
         String[] damage = {"crc_mismatch@100", "bad_header@600", "zero_block@1200", "garbage_span@1800", "undecodable_payload@1900",
-                "inconsistent_header@2000", "torn_tail@0"};
+                "inconsistent_header@2000", "duplicated_record@2100", "torn_tail@0"};
         java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--out", out.toString(), "--bytes", "2m", "--seed", "7"));
         for (String d : damage) args.addAll(java.util.List.of("--damage", d));
         assertEquals(0, new CommandLine(new Generate()).execute(args.toArray(String[]::new)));

@@ -181,7 +181,9 @@ class WalRecoverTest {
 
         boolean inserted = kind == DamageInjector.Kind.GARBAGE_SPAN;
         boolean tail = kind == DamageInjector.Kind.TORN_TAIL;
-        boolean refuse = policy.equals("absolute") || (policy.equals("tolerate-tail") && !tail);
+        // A duplicated record is a finding, not damage: only absolute refuses it, and nothing is lost.
+        boolean finding = kind == DamageInjector.Kind.DUPLICATED_RECORD;
+        boolean refuse = policy.equals("absolute") || (policy.equals("tolerate-tail") && !tail && !finding);
         if (refuse) {
             assertEquals(3, r.exit(), r.out() + r.err());
             assertFalse(Files.exists(out.resolve("wal")), "a refusal writes nothing");
@@ -189,8 +191,8 @@ class WalRecoverTest {
         }
         assertEquals(0, r.exit(), r.out() + r.err());
         long lostRev = revisionOf(i);
-        Set<Long> lost = inserted ? Set.of() : Set.of(lostRev);
-        long upTo = policy.equals("point-in-time") ? lostRev - 1 : Long.MAX_VALUE; // inserted garbage too: everything after the first damage goes
+        Set<Long> lost = inserted || finding ? Set.of() : Set.of(lostRev);
+        long upTo = policy.equals("point-in-time") && !finding ? lostRev - 1 : Long.MAX_VALUE; // inserted garbage too: everything after the first damage goes
         assertSameState(expected(lost, upTo), replayClean(out.resolve("wal")));
         JsonNode rep = new ObjectMapper().readTree(dir.resolve("report.json").toFile());
         assertEquals("crc32c", rep.get("output").get("checksum_algorithm").asText());

@@ -87,6 +87,16 @@ class WalVerifyTest {
             assertEquals(WalVerify.SCHEMA, j.get("schema").asText());
             List<String> got = new ArrayList<>();
             j.get("damage").forEach(d -> got.add(d.get("kind").asText() + "@" + d.get("offset").asLong() + "+" + d.get("length").asLong()));
+            if (kind == DamageInjector.Kind.DUPLICATED_RECORD) {
+                // No byte is damaged: a finding of the replay, which only the semantic level makes.
+                assertEquals(List.of(), got, level);
+                List<String> findings = new ArrayList<>();
+                j.get("findings").forEach(d -> findings.add(d.get("kind").asText() + "@" + d.get("offset").asLong() + "+" + d.get("length").asLong()));
+                boolean semantic = level.equals("semantic");
+                assertEquals(semantic ? List.of(e.kind().label() + "@" + e.offset() + "+" + e.length()) : List.of(), findings, level);
+                assertEquals(semantic ? 3 : 0, r.exit(), r.out());
+                continue;
+            }
             assertEquals(List.of(e.kind().label() + "@" + e.offset() + "+" + e.length()), got, level);
             int want = kind == DamageInjector.Kind.TORN_TAIL ? 1 : 3;
             if (kind == DamageInjector.Kind.TORN_TAIL && level.equals("semantic")) {

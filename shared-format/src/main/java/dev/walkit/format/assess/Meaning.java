@@ -22,6 +22,7 @@ public final class Meaning {
             case CRC_RANGE_BUG -> "the crc range writer bug: the data is intact, only the CRCs are wrong; recover with `walrecover --accept-crc`";
             case INCOMPLETE_TRANSACTION -> "a transaction that never committed (its closing record is missing); replay drops it";
             case REVISION_REGRESSION -> "a revision repeats or goes back (a duplicated tail?); replay keeps the first occurrence";
+            case DUPLICATED_RECORD -> "a record written twice (an append retried after a timeout?): the repeat is dropped, nothing is lost";
             case VERSION_MISMATCH -> "create_revision/version break the rules of a healthy store; the key's history is suspect";
             case TRUNCATED_SNAPSHOT -> "a compaction's snapshot prefix lost records: keys live at the compact revision may be missing";
             case MISPLACED_SNAPSHOT -> "snapshot records out of place (outside the prefix at offset 0, inside a transaction, a key twice, or more than the marker counts)";

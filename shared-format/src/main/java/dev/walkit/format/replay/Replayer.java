@@ -11,6 +11,7 @@ import dev.walkit.format.WalEntry;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -213,9 +214,7 @@ public final class Replayer implements TransactionGrouper.Sink {
             return;
         }
         if (!Rules.revisionAdvances(txn.revision(), revision, transactions > 0 || prefix.hasMarker())) {
-            Finding f = new Finding(DamageKind.REVISION_REGRESSION, txn.offset(), txn.end() - txn.offset(), txn.revision(),
-                    n, "revision " + txn.revision() + " is not greater than the last applied " + revision);
-            drop(txn, f);
+            drop(txn, regression(txn, n));
             return;
         }
         // By index: an iterator over the immutable list was allocated for each transaction (the lists are of
@@ -227,6 +226,23 @@ public final class Replayer implements TransactionGrouper.Sink {
         ordinaryApplied++;
         appliedRevision(revision);
         listener.applied(txn, keys);
+    }
+
+    /**
+     * The finding of a transaction whose revision does not advance: a {@code duplicated-record} when its bytes
+     * repeat, byte for byte, the bytes just before it (the same transaction appended twice), else a
+     * {@code revision-regression}. Looked at only here, so the applied path pays nothing for it.
+     */
+    private Finding regression(Transaction txn, int n) {
+        long length = txn.end() - txn.offset();
+        long before = txn.offset() - length;
+        if (before >= 0 && length <= Integer.MAX_VALUE
+                && Arrays.equals(values.read(before, (int) length), values.read(txn.offset(), (int) length))) {
+            return new Finding(DamageKind.DUPLICATED_RECORD, txn.offset(), length, txn.revision(), n,
+                    "a byte-for-byte repeat of the " + length + " bytes at offset " + before + " (revision " + txn.revision() + ")");
+        }
+        return new Finding(DamageKind.REVISION_REGRESSION, txn.offset(), length, txn.revision(),
+                n, "revision " + txn.revision() + " is not greater than the last applied " + revision);
     }
 
     private void dropAfterDamage(Transaction txn) {
