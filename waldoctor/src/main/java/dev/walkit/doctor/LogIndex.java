@@ -252,6 +252,11 @@ public final class LogIndex implements Closeable {
         return KeyValue.put(key, create, h.revision(i), version, file.read(off + LegacyV1.HEADER_LENGTH + keyLen, valLen), 0);
     }
 
+    /** The key of the v1 record at {@code offset}. */
+    byte[] v1Key(long offset) {
+        return file.read(offset + LegacyV1.HEADER_LENGTH, file.intAt(offset + LegacyV1.KEY_LEN_OFFSET));
+    }
+
     /** The key's state, when the log ever applied a record of it; else null. */
     HistoryState state(String key) {
         HistoryState s = (HistoryState) state.keys().get(key.getBytes(StandardCharsets.UTF_8));
@@ -375,7 +380,7 @@ public final class LogIndex implements Closeable {
         return lowerBound(past);
     }
 
-    private int lowerBound(byte[] key) {
+    int lowerBound(byte[] key) {
         HistoryState[] keys = sortedKeys();
         int lo = 0;
         int hi = keys.length;

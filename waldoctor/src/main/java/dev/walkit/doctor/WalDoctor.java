@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
 @Command(name = "waldoctor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"The first thing to run during an incident: what this WAL is, what is wrong with it, what it costs, "
                 + "and what to run next (diagnose); then look around (shell, or one command at a time)."},
-        subcommands = {WalDoctor.Diagnose.class, WalDoctor.ShellCmd.class, picocli.AutoComplete.GenerateCompletion.class})
+        subcommands = {WalDoctor.Diagnose.class, WalDoctor.ShellCmd.class, Serve.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class WalDoctor implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
