@@ -57,7 +57,10 @@ public final class ServedHistory {
         this.v2 = index.format() == WalFormat.V2;
     }
 
-    /** Adds a key served beside the store's, at the served revision (what serve says of the damage). */
+    /**
+     * Adds a key served beside the store's, at the served revision (what serve says of the damage): under
+     * {@code walkit/}, seen by requests whose key starts there.
+     */
     public void overlay(byte[] key, byte[] value) {
         overlay.put(key, KeyValue.put(key, latest, latest, 1, value, 0));
     }
@@ -127,8 +130,13 @@ public final class ServedHistory {
         return count;
     }
 
+    /** The reserved range's first bytes: only a request that starts inside it sees the overlay (a whole-keyspace read, a migration, does not). */
+    static final byte[] RESERVED = "walkit/".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
     private List<KeyValue> overlayIn(byte[] key, byte[] end, long rev) {
-        if (overlay.isEmpty() || rev < latest) return List.of();
+        if (overlay.isEmpty() || rev < latest || key.length < RESERVED.length || !Arrays.equals(key, 0, RESERVED.length, RESERVED, 0, RESERVED.length)) {
+            return List.of();
+        }
         if (end == null) {
             KeyValue kv = overlay.get(key);
             return kv == null ? List.of() : List.of(kv);

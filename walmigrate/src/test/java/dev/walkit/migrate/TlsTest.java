@@ -22,25 +22,12 @@ class TlsTest {
     @TempDir
     Path dir;
 
-    private void openssl(Path cwd, String... args) throws Exception {
-        List<String> cmd = new java.util.ArrayList<>(List.of("openssl"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, String.join(" ", cmd) + ": " + out);
+    private static void openssl(Path cwd, String... args) throws Exception {
+        dev.walkit.testdata.Certificates.openssl(cwd, args);
     }
 
     private Path certificates() throws Exception {
-        Path t = Files.createDirectories(dir.resolve("tls"));
-        Files.writeString(t.resolve("san.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-        openssl(t, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "2", "-subj", "/CN=walkit-test-ca");
-        for (String who : new String[] {"server", "client"}) {
-            openssl(t, "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", who + "-key.pem");
-            openssl(t, "req", "-new", "-key", who + "-key.pem", "-out", who + ".csr", "-subj", "/CN=" + (who.equals("server") ? "localhost" : "root"));
-            openssl(t, "x509", "-req", "-in", who + ".csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial", "-out", who + ".pem",
-                    "-days", "2", "-extfile", "san.cnf");
-        }
-        return t;
+        return dev.walkit.testdata.Certificates.make(dir.resolve("tls"));
     }
 
     @Test

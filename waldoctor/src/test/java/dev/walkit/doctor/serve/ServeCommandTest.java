@@ -55,7 +55,7 @@ class ServeCommandTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             String text = Files.readString(err);
-            Matcher m = Pattern.compile("read-only at http://(127\\.0\\.0\\.1:\\d+)").matcher(text);
+            Matcher m = Pattern.compile("read-only at https?://(127\\.0\\.0\\.1:\\d+)").matcher(text);
             if (m.find()) return new Running(p, text.lines().findFirst().orElseThrow(), m.group(1), err);
             if (!p.isAlive()) throw new AssertionError("serve ended: " + text);
             Thread.sleep(50);
@@ -123,6 +123,31 @@ class ServeCommandTest {
             for (JsonNode kv : j.get("kvs")) assertTrue(kv.get("mod_revision").asLong() <= 1000, kv.toString());
             JsonNode status = JSON.readTree(Etcdctl.run(r.endpoint(), null, "endpoint", "status", "-w", "json"));
             assertEquals(1000, status.get(0).get("Status").get("raftIndex").asLong());
+        } finally {
+            r.process().destroy();
+            r.process().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void overTlsWithClientCertificates() throws Exception {
+        Path t = dev.walkit.testdata.Certificates.make(dir.resolve("tls"));
+        Running r = start("--cert-file", t.resolve("server.pem").toString(), "--key-file", t.resolve("server-key.pem").toString(),
+                "--trusted-ca-file", t.resolve("ca.pem").toString(), "--client-cert-auth", SAMPLE.toString());
+        try {
+            assertTrue(r.startLine().contains("read-only at https://127.0.0.1:"), r.startLine());
+            String[] tls = {"--cacert", t.resolve("ca.pem").toString(), "--cert", t.resolve("client.pem").toString(), "--key",
+                    t.resolve("client-key.pem").toString()};
+            List<String> get = new ArrayList<>(List.of(tls));
+            get.addAll(List.of("get", "/registry/configmaps/ns0/cm-0", "--print-value-only"));
+            assertFalse(Etcdctl.run(r.endpoint(), null, get.toArray(String[]::new)).isBlank());
+            // Without a client certificate the handshake fails: nothing is served.
+            Process p = new ProcessBuilder("etcdctl", "--endpoints", r.endpoint(), "--cacert", t.resolve("ca.pem").toString(),
+                    "--dial-timeout=2s", "--command-timeout=3s", "get", "/registry/", "--prefix").redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            assertTrue(p.exitValue() != 0 && !out.contains("/registry/configmaps"), out);
         } finally {
             r.process().destroy();
             r.process().waitFor(30, TimeUnit.SECONDS);
