@@ -27,7 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Runs every {@code $ } command of a runbook, in order, against a copy of a fixture as STORE, and
- * checks its exit code ({@code # exit N}) and that every output line the runbook shows was printed.
+ * checks its exit code ({@code # exit N}) and that every output line the runbook shows was printed. The tools run
+ * in-process; {@code etcdctl} is the real one; {@code waldoctor serve … &} runs as a process of its own (its start
+ * line is its output, "exit 0" that it started) and is stopped with SIGTERM when the runbook ends.
  */
 class RunbookTest {
     private static final Pattern EXIT = Pattern.compile("#\\s*exit\\s+(\\d+)\\s*$");
@@ -38,7 +40,7 @@ class RunbookTest {
     @ParameterizedTest(name = "{0} on {1}")
     @CsvSource({"power-loss.md, small-torn-tail", "crc-after-upgrade.md, small-crc-range-bug",
             "keys-vanished-after-compaction.md, small", "leases-missing.md, small", "kine-to-etcd.md, kine",
-            "etcd-to-store.md, etcd", "inspect-kine.md, kine-only", "rollback-to-kine.md, small"})
+            "etcd-to-store.md, etcd", "inspect-kine.md, kine-only", "rollback-to-kine.md, small", "serve.md, sample"})
     void everyCommandRunsAsShown(String runbook, String fixture) throws Exception {
         Path store = dir.resolve("STORE");
         Path kine = dir.resolve("KINE");
@@ -53,6 +55,10 @@ class RunbookTest {
             Files.createDirectories(kine);
             new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(kine.resolve("state.db"));
             etcd = EtcdCluster.start(dir.resolve("etcd"), 1);
+        } else if (fixture.equals("sample")) {
+            Files.createDirectories(store);
+            Files.copy(Fixtures.path("sample/wal"), store.resolve("wal"));
+            etcd = EtcdCluster.start(dir.resolve("etcd"), 1);
         } else {
             Files.createDirectories(store);
             Files.copy(Fixtures.path("vectors/" + fixture + "/wal"), store.resolve("wal"));
@@ -65,7 +71,63 @@ class RunbookTest {
         }
     }
 
+    /** The address runbooks serve at; the test serves at a free port instead. */
+    private static final String SERVE_ADDRESS = "127.0.0.1:23790";
+
+    /** Commands a runbook runs in the background ({@code … &}): stopped with SIGTERM when it ends. */
+    private final List<Process> background = new ArrayList<>();
+
     private void run(String runbook, Path store, Path kine, Path snapshot, String endpoint) throws Exception {
+        try {
+            runCommands(runbook, store, kine, snapshot, endpoint);
+        } finally {
+            for (Process p : background) {
+                p.destroy();
+                assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), runbook + ": a background command did not stop on SIGTERM");
+            }
+        }
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** {@code waldoctor serve … &}: a process of its own, until its start line (returned) is printed. */
+    private String startInBackground(String[] args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), WalDoctor.class.getName()));
+        cmd.addAll(List.of(args));
+        Path err = Files.createTempFile(dir, "background", ".err");
+        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        background.add(p);
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            String text = Files.readString(err);
+            if (text.contains(" read-only at ")) return text;
+            if (!p.isAlive()) return text;
+            Thread.sleep(50);
+        }
+        return Files.readString(err);
+    }
+
+    /** etcdctl, the real one: stdout and stderr, and its exit code in {@code code[0]}. */
+    private static String etcdctl(String[] args, int[] code) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("etcdctl"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("ETCDCTL_API", "3");
+        Process p = pb.start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        code[0] = p.exitValue();
+        return out;
+    }
+
+    private void runCommands(String runbook, Path store, Path kine, Path snapshot, String endpoint) throws Exception {
+        String served = "127.0.0.1:" + freePort();
         List<String> lines = Files.readAllLines(Fixtures.root().resolve("docs/runbooks/" + runbook));
         int commands = 0;
         boolean inSh = false;
@@ -82,14 +144,25 @@ class RunbookTest {
                 assertTrue(m.find(), runbook + ": a command without '# exit N': " + line);
                 int want = Integer.parseInt(m.group(1));
                 String cmd = line.substring(2, m.start()).trim();
+                boolean inBackground = cmd.endsWith("&");
+                if (inBackground) cmd = cmd.substring(0, cmd.length() - 1).trim();
                 String[] words = cmd.split("\\s+");
                 String[] args = Arrays.stream(words).skip(1)
                         .map(w -> w.replace("STORE", store.toString()).replace("KINE", kine.toString()).replace("SNAPSHOT", snapshot.toString())
-                                .replace("ENDPOINT", endpoint))
+                                .replace("ENDPOINT", endpoint).replace(SERVE_ADDRESS, served))
                         .toArray(String[]::new);
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();
-                int got = switch (words[0]) {
+                int[] code = {0};
+                if (inBackground) {
+                    assertEquals("waldoctor", words[0], runbook + ": only waldoctor serve runs in the background: " + line);
+                    out.write(startInBackground(args));
+                    Process p = background.get(background.size() - 1);
+                    code[0] = p.isAlive() ? 0 : p.exitValue();
+                } else if (words[0].equals("etcdctl")) {
+                    out.write(etcdctl(args, code));
+                }
+                int got = inBackground || words[0].equals("etcdctl") ? code[0] : switch (words[0]) {
                     case "walverify" -> Cli.run(new WalVerify(), new PrintWriter(out), new PrintWriter(err), args);
                     case "walrecover" -> Cli.run(new WalRecover(), new PrintWriter(out), new PrintWriter(err), args);
                     case "waldoctor" -> WalDoctor.run(new PrintWriter(out), new PrintWriter(err), args);
@@ -98,7 +171,7 @@ class RunbookTest {
                 };
                 assertEquals(want, got, runbook + ": " + cmd + "\n" + out + err);
                 lastOut = out.toString().replace(store.toString(), "STORE").replace(kine.toString(), "KINE").replace(snapshot.toString(), "SNAPSHOT")
-                        .replace(endpoint, "ENDPOINT");
+                        .replace(endpoint, "ENDPOINT").replace(served, SERVE_ADDRESS);
                 commands++;
             } else if (lastOut != null && !line.isBlank()) {
                 // "…" stands for what varies (timings, digests): the parts around it must be there.
