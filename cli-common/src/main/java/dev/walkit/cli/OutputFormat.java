@@ -9,7 +9,14 @@ public enum OutputFormat {
     /** One JSON document with a {@code schema} version field. */
     JSON,
     /** Bordered tables, as etcdctl's {@code -w table}. */
-    TABLE;
+    TABLE,
+    /** One self-contained HTML page (waldoctor diagnose's report). */
+    HTML;
+
+    /** The formats every report has; {@link #HTML} is diagnose's alone. */
+    public static OutputFormat[] common() {
+        return new OutputFormat[] {SIMPLE, JSON, TABLE};
+    }
 
     public String label() {
         return name().toLowerCase(Locale.ROOT);
@@ -27,7 +34,7 @@ public enum OutputFormat {
         @Override
         protected OutputFormat parse(String s) {
             OutputFormat f = named(s);
-            if (f == null) throw new IllegalArgumentException("'" + s + "' is not an output format (simple, json, table)");
+            if (f == null) throw new IllegalArgumentException("'" + s + "' is not an output format (simple, json, table, html)");
             return f;
         }
     }

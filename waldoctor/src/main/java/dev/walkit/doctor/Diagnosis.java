@@ -26,9 +26,19 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
                         List<Signature> signatures, List<String> next, Account account) {
     public static final String SCHEMA = "walkit.waldoctor.diagnose/v1";
 
-    /** What the account does not hold: the WAL store's next lease ID (it numbers leases in turn), -1 for another store. */
-    public record Facts(long nextLeaseId) {
+    /**
+     * What the account does not hold: the WAL store's next lease ID (it numbers leases in turn), -1 for another store;
+     * and for a WAL, where its bytes sit: the snapshot prefix's end ({@code 0}: none) and the revision each of up to
+     * {@link #REVISION_SAMPLES} transactions, evenly spaced, starts at ({@code [offset, revision]}), for the report's map.
+     */
+    public record Facts(long nextLeaseId, long prefixEnd, List<long[]> revisionsByOffset) {
+        public Facts {
+            revisionsByOffset = List.copyOf(revisionsByOffset);
+        }
     }
+
+    /** Points of the revisions-over-the-file line (the map's resolution: a point every few pixels). */
+    static final int REVISION_SAMPLES = 400;
 
     /** A Kubernetes resource's share of the key space. */
     public record Resource(String name, long liveKeys, long liveBytes, long writes) {
@@ -119,10 +129,21 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             else recommend(verdict == Assessment.Verdict.HEALTHY, verdict == Assessment.Verdict.TORN_TAIL);
         }
 
+        Facts facts() {
+            if (!x.source().isWal()) return new Facts(-1, 0, List.of());
+            int n = x.transactionCount();
+            List<long[]> samples = new ArrayList<>();
+            int step = Math.max(1, n / REVISION_SAMPLES);
+            for (int i = 0; i < n; i += step) samples.add(new long[] {x.txnOffset(i), x.txnRevision(i)});
+            if (n > 0 && (n - 1) % step != 0) samples.add(new long[] {x.txnOffset(n - 1), x.txnRevision(n - 1)});
+            long prefixEnd = x.account().compactRevision() < 0 ? 0 : n > 0 ? x.txnOffset(0) : x.account().store().bytes();
+            return new Facts(leases.nextLeaseId(), prefixEnd, samples);
+        }
+
         Diagnosis build() {
             List<Largest> big = largest.stream().map(k -> new Largest(k.key(), k.valueLength())).toList();
             List<Long> tenths = java.util.Arrays.stream(writesPerDecile).boxed().toList();
-            return new Diagnosis(new Facts(x.source().isWal() ? leases.nextLeaseId() : -1), resources, big, tenths, signatures, next, x.account());
+            return new Diagnosis(facts(), resources, big, tenths, signatures, next, x.account());
         }
 
         private void recognise() {

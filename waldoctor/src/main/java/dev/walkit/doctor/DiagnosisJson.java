@@ -17,6 +17,11 @@ final class DiagnosisJson implements DiagnosisPrinter {
         Json j = new Json().beginObject().field("schema", Diagnosis.SCHEMA);
         AccountJson.facts(j, d.account());
         j.fieldOrNull("next_lease_id", d.facts().nextLeaseId());
+        if (d.account().store().isWal()) {
+            j.field("snapshot_prefix_end", d.facts().prefixEnd()).name("revisions_by_offset").beginArray();
+            for (long[] p : d.facts().revisionsByOffset()) j.beginArray().value(p[0]).value(p[1]).endArray();
+            j.endArray();
+        }
         j.name("writes_per_tenth").beginArray();
         for (long w : d.writesPerTenth()) j.value(w);
         j.endArray().name("resources").beginArray();

@@ -8,11 +8,13 @@ import java.io.PrintWriter;
 interface DiagnosisPrinter {
     void print(PrintWriter out, Diagnosis d);
 
-    static DiagnosisPrinter of(OutputFormat format) {
+    /** The printer of {@code format}; the HTML page also says what was examined ({@code examined}, asked only for it). */
+    static DiagnosisPrinter of(OutputFormat format, java.util.function.Supplier<DiagnosisHtml.Examined> examined) {
         return switch (format) {
             case SIMPLE -> new DiagnosisText();
             case JSON -> new DiagnosisJson();
             case TABLE -> new DiagnosisTable();
+            case HTML -> new DiagnosisHtml(examined.get());
         };
     }
 

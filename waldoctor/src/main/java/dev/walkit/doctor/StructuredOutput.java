@@ -24,7 +24,7 @@ final class StructuredOutput {
     static final Set<String> COMMANDS = Set.of("get", "range", "history");
 
     static OutputFormat[] formats(String command) {
-        return COMMANDS.contains(command) ? OutputFormat.values() : new OutputFormat[] {OutputFormat.SIMPLE};
+        return COMMANDS.contains(command) ? OutputFormat.common() : new OutputFormat[] {OutputFormat.SIMPLE};
     }
 
     private StructuredOutput() {

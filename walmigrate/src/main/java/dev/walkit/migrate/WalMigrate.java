@@ -112,7 +112,7 @@ public final class WalMigrate implements Callable<Integer> {
     }
 
     static int migrate(PrintWriter out, PrintWriter err, WriteOut writeOut, KeySourceOpener open, MigrateOptions o) {
-        if (writeOut.check("walmigrate", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
+        if (writeOut.check("walmigrate", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
         OutputFormat format = writeOut.format();
         String invalid = o.dryRun() && (o.endpoints() == null || o.endpoints().isEmpty()) ? null : o.validate();
         if (invalid != null) {
@@ -314,7 +314,7 @@ public final class WalMigrate implements Callable<Integer> {
         private static int write(CommandLine.Model.CommandSpec spec, WriteOut writeOut, Path dir, String refusal, long leaseTtl, KeySourceOpener opener,
                                  OfflineWriter writer, String kind, String file) {
             PrintWriter err = spec.commandLine().getErr();
-            if (writeOut.check("walmigrate", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
+            if (writeOut.check("walmigrate", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
             // As walrecover refuses an existing DIR/wal: a usage error, before the source is read; unless a switch a
             // crashed run left is to be undone first (under DIR's lock, in the writer), after which DIR is judged again.
             if (refusal != null && !dev.walkit.format.output.OutputDir.unfinishedSwitch(dir)) {
@@ -361,7 +361,7 @@ public final class WalMigrate implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             MigrateOptions o = target.t.options();
-            if (writeOut.check("walmigrate verify", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
+            if (writeOut.check("walmigrate verify", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
             String invalid = o.validate();
             if (invalid != null) {
                 err.println("walmigrate: " + invalid);

@@ -13,6 +13,7 @@ interface RecoveryPrinter {
             case SIMPLE -> new SimplePrinter();
             case JSON -> new JsonPrinter();
             case TABLE -> new TablePrinter();
+            case HTML -> throw new IllegalArgumentException("-w html is waldoctor diagnose's alone");
         };
     }
 }

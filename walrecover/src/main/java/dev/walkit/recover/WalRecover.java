@@ -166,7 +166,7 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
         }
         RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision,
                 compact ? RecoveryOptions.Form.SNAPSHOT : form, acceptCrc, leaseTtl, dryRun, force, allowEmpty, checksum);
-        if (writeOut.check("walrecover", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
+        if (writeOut.check("walrecover", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
         String invalid = o.validate();
         if (invalid == null && report != null) invalid = reportPathProblem(report);
         if (invalid != null) {

@@ -14,6 +14,7 @@ interface VerifyPrinter {
             case SIMPLE -> new SimplePrinter();
             case JSON -> new JsonPrinter();
             case TABLE -> new TablePrinter();
+            case HTML -> throw new IllegalArgumentException("-w html is waldoctor diagnose's alone");
         };
     }
 }

@@ -87,7 +87,7 @@ public final class WalVerify implements Callable<Integer> {
 
     /** Verifies {@link #path} as the options say, prints the report; returns the exit code. */
     int run(PrintWriter out, PrintWriter err) {
-        if (writeOut.check("walverify", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
+        if (writeOut.check("walverify", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
         OutputFormat format = writeOut.format();
         if (jsonl && format != OutputFormat.SIMPLE) {
             err.println("walverify: --jsonl and -w " + format.label() + " exclude each other");

@@ -1,0 +1,56 @@
+package dev.walkit.doctor;
+
+import dev.walkit.format.store.StoreFile;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The SHA-256 of the store's file (the WAL, the etcd db, kine's state.db), read on a thread of its own beside the
+ * load. (Hashed by the replay's own reading instead, it cost more: the reader's thread is the load's busiest.)
+ */
+final class FileSha256 {
+    private final CompletableFuture<String> result = new CompletableFuture<>();
+
+    private FileSha256() {
+    }
+
+    /** Starts hashing the store {@code path} names; {@link #result} waits for it ("unreadable …" when it could not be read). */
+    static FileSha256 start(Path path) {
+        FileSha256 f = new FileSha256();
+        Thread t = new Thread(() -> {
+            try {
+                f.result.complete(of(StoreFile.resolve(path).file()));
+            } catch (IOException | RuntimeException e) {
+                f.result.complete("unreadable (" + e.getMessage() + ")");
+            }
+        }, "walkit-sha256");
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    String result() {
+        return result.join();
+    }
+
+    static String of(Path file) throws IOException {
+        MessageDigest md;
+        try {
+            md = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
+        try (FileChannel ch = FileChannel.open(file)) {
+            while (ch.read(b.clear()) > 0) md.update(b.flip());
+        }
+        return HexFormat.of().formatHex(md.digest());
+    }
+}
