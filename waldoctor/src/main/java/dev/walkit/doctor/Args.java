@@ -77,18 +77,30 @@ public final class Args {
         }
     }
 
-    /** Splits a command line into words: whitespace-separated, with "double quotes" for words with spaces. */
+    /**
+     * Splits a command line into words as a shell does: whitespace-separated; "double" or 'single' quotes for words
+     * with spaces; a backslash before a space or a quote takes it as it is (any other backslash stays, for a key's
+     * {@code \xNN} and {@code \\}); a {@code #} that starts a word comments out the rest of the line.
+     */
     public static List<String> words(String line) {
         List<String> out = new ArrayList<>();
         StringBuilder cur = new StringBuilder();
-        boolean quoted = false;
+        char quote = 0;
         boolean any = false;
         for (int i = 0; i < line.length(); i++) {
             char c = line.charAt(i);
-            if (c == '"') {
-                quoted = !quoted;
+            if (c == '\\' && quote != '\'' && i + 1 < line.length() && (Character.isWhitespace(line.charAt(i + 1)) || line.charAt(i + 1) == '"'
+                    || line.charAt(i + 1) == '\'')) {
+                cur.append(line.charAt(++i));
                 any = true;
-            } else if (Character.isWhitespace(c) && !quoted) {
+            } else if (quote == 0 && c == '#' && !any) {
+                break;
+            } else if (quote == 0 && (c == '"' || c == '\'')) {
+                quote = c;
+                any = true;
+            } else if (c == quote) {
+                quote = 0;
+            } else if (Character.isWhitespace(c) && quote == 0) {
                 if (any) out.add(cur.toString());
                 cur.setLength(0);
                 any = false;

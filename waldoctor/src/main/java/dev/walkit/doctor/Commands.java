@@ -58,12 +58,12 @@ public final class Commands {
         int to = ctx.index.to(prefix);
         TreeSet<String> out = new TreeSet<>();
         for (int k = from; k < to; k++) {
-            out.add(segment(new String(keys[k].key(), StandardCharsets.UTF_8), prefix));
+            out.add(segment(dev.walkit.cli.KeyText.quote(keys[k].key()), prefix));
             if (out.size() > 500) {
                 // Capped: the last one too, so that what the line reader inserts (the candidates' common prefix)
                 // is the common prefix of every key under the prefix (in a sorted set, that of its first and last),
                 // not of the first 500 (pod-0.… of 191,819 events).
-                out.add(segment(new String(keys[to - 1].key(), StandardCharsets.UTF_8), prefix));
+                out.add(segment(dev.walkit.cli.KeyText.quote(keys[to - 1].key()), prefix));
                 break;
             }
         }
@@ -71,7 +71,7 @@ public final class Commands {
     }
 
     private static String keyText(KeyState k) {
-        return new String(k.key(), StandardCharsets.UTF_8);
+        return dev.walkit.cli.KeyText.quote(k.key());
     }
 
     /** {@code key} up to the end of its path segment after {@code prefix} (with the slash), or whole. */
@@ -104,7 +104,7 @@ public final class Commands {
         add("hexdump", "hexdump OFFSET [LEN]", "raw bytes of the file", Set.of(), Set.of(), false, Commands::hexdump);
         add("damage", "damage", "damaged spans and findings, with the revisions around them", Set.of(), Set.of(), false, Commands::damage);
         add("help", "help [COMMAND]", "this list", Set.of(), Set.of(), false, Commands::help);
-        add("quit", "quit", "leave the shell (also: exit, Ctrl-D)", Set.of(), Set.of(), false, (c, a, o) -> ShellCommand.Outcome.QUIT);
+        add("quit", "quit", "leave the shell (also: exit, \\q, Ctrl-D)", Set.of(), Set.of(), false, (c, a, o) -> ShellCommand.Outcome.QUIT);
     }
 
     /** The command a mistyped name most likely meant (a prefix either way, or one edit away), or null. */
@@ -137,7 +137,7 @@ public final class Commands {
     /** Runs one command line; prints errors as {@code error: …}. */
     public static ShellCommand.Outcome execute(ShellContext ctx, List<String> words, PrintWriter out) {
         if (words.isEmpty()) return ShellCommand.Outcome.OK;
-        String name = words.get(0).equals("exit") ? "quit" : words.get(0);
+        String name = words.get(0).equals("exit") || words.get(0).equals("\\q") ? "quit" : words.get(0);
         ShellCommand c = TABLE.get(name);
         if (c == null) {
             String near = nearest(name);
@@ -422,7 +422,7 @@ public final class Commands {
         for (KeyState k : ctx.index.live()) {
             if (ctx.interrupted) return ShellCommand.Outcome.OK;
             if (k.lease() == id) {
-                if (limit == 0 || n < limit) out.println(new String(k.key(), StandardCharsets.UTF_8));
+                if (limit == 0 || n < limit) out.println(dev.walkit.cli.KeyText.quote(k.key()));
                 n++;
             }
         }
@@ -452,7 +452,7 @@ public final class Commands {
         for (int j = 0; j < ctx.index.txnRecords(i); j++) {
             KeyValue kv = ctx.index.recordAt(off);
             if (kv == null) break;
-            String key = new String(kv.key(), StandardCharsets.UTF_8);
+            String key = dev.walkit.cli.KeyText.quote(kv.key());
             out.printf("  %s%-8s %s%s%n", wal ? "@" + off + " " : "", kv.isDelete() ? "DELETE" : "PUT", key,
                     kv.isDelete() ? "" : "  " + ValueView.summary(key, kv.value(), ctx.showSecrets));
             off += dev.walkit.format.RecordEncoder.recordLength(kv);
@@ -481,7 +481,7 @@ public final class Commands {
         int n = 0;
         for (ReadResult x; n < limit && !ctx.interrupted && (x = r.next()) != null; n++) {
             if (x instanceof RecordView v) {
-                String key = new String(v.key(), StandardCharsets.UTF_8);
+                String key = dev.walkit.cli.KeyText.quote(v.key());
                 out.printf("@%-10d %5d B  rev %-8d %-17s %s%n", v.offset(), v.length(), v.revision(), Flags.describe(v.flags()), key);
             } else {
                 DamageSpan d = (DamageSpan) x;

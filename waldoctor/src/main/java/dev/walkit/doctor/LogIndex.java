@@ -196,7 +196,7 @@ public final class LogIndex implements Closeable {
      */
     public List<long[]> valueSpans(String prefix, long from, long to) {
         List<long[]> spans = new ArrayList<>();
-        byte[] p = prefix.getBytes(StandardCharsets.UTF_8);
+        byte[] p = dev.walkit.cli.KeyText.unquote(prefix);
         if (format == WalFormat.V2) {
             int i = lastTxnAtOrBefore(from);
             long pos = i >= 0 ? txnOffset(i) : 0;
@@ -259,7 +259,7 @@ public final class LogIndex implements Closeable {
 
     /** The key's state, when the log ever applied a record of it; else null. */
     HistoryState state(String key) {
-        HistoryState s = (HistoryState) state.keys().get(key.getBytes(StandardCharsets.UTF_8));
+        HistoryState s = (HistoryState) state.keys().get(dev.walkit.cli.KeyText.unquote(key));
         return s == null || s.last < 0 ? null : s;
     }
 
@@ -315,7 +315,7 @@ public final class LogIndex implements Closeable {
         HistoryState[] keys = sortedKeys();
         for (int k = from(prefix), end = to(prefix); k < end; k++) {
             if (!liveAt(keys[k], rev)) continue;
-            out.add(new String(keys[k].key(), StandardCharsets.UTF_8));
+            out.add(dev.walkit.cli.KeyText.quote(keys[k].key()));
             if (limit > 0 && out.size() > limit) break;
         }
         return out;
@@ -335,7 +335,7 @@ public final class LogIndex implements Closeable {
     public List<String> keys(String prefix) {
         HistoryState[] keys = sortedKeys();
         List<String> out = new ArrayList<>();
-        for (int k = from(prefix), end = to(prefix); k < end; k++) out.add(new String(keys[k].key(), StandardCharsets.UTF_8));
+        for (int k = from(prefix), end = to(prefix); k < end; k++) out.add(dev.walkit.cli.KeyText.quote(keys[k].key()));
         return out;
     }
 
@@ -365,12 +365,12 @@ public final class LogIndex implements Closeable {
 
     /** Index in {@link #sortedKeys()} of the first key at or after {@code prefix}. */
     int from(String prefix) {
-        return lowerBound(prefix.getBytes(StandardCharsets.UTF_8));
+        return lowerBound(dev.walkit.cli.KeyText.unquote(prefix));
     }
 
     /** Index in {@link #sortedKeys()} past the last key that starts with {@code prefix}. */
     int to(String prefix) {
-        byte[] p = prefix.getBytes(StandardCharsets.UTF_8);
+        byte[] p = dev.walkit.cli.KeyText.unquote(prefix);
         // The first key past every one with the prefix: the prefix with its last byte below 0xff raised by one.
         int n = p.length;
         while (n > 0 && p[n - 1] == (byte) 0xff) n--;

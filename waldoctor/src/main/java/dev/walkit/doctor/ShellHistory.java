@@ -36,6 +36,12 @@ final class ShellHistory {
         try {
             Files.createDirectories(p.getParent());
             Files.newOutputStream(p, StandardOpenOption.CREATE, StandardOpenOption.APPEND).close();
+            // Commands name keys and revisions of a cluster's data: the owner's alone, as psql and bash keep theirs.
+            try {
+                Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            } catch (UnsupportedOperationException e) {
+                // not a POSIX file system: its own rules apply
+            }
             return new Place(p, null);
         } catch (IOException | SecurityException e) {
             String why = e instanceof java.nio.file.AccessDeniedException ? "permission denied"

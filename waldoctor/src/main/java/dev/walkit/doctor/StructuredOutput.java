@@ -83,7 +83,7 @@ final class StructuredOutput {
         } else {
             Table t = keysOnly ? new Table("key") : new Table("key", "op", "mod rev", "create rev", "version", "lease", "value");
             for (KeyValue kv : kvs) {
-                String k = new String(kv.key(), java.nio.charset.StandardCharsets.UTF_8);
+                String k = dev.walkit.cli.KeyText.quote(kv.key());
                 if (keysOnly) t.row(k);
                 else if (kv.isDelete()) t.row(k, "DELETE", kv.modRevision(), null, null, null, null);
                 else t.row(k, "PUT", kv.modRevision(), kv.createRevision(), kv.version(), kv.lease(), ValueView.summary(k, kv.value(), ctx.showSecrets));
@@ -96,7 +96,7 @@ final class StructuredOutput {
     }
 
     private static void kvJson(Json j, KeyValue kv, boolean keysOnly, boolean showSecrets) {
-        String key = new String(kv.key(), java.nio.charset.StandardCharsets.UTF_8);
+        String key = dev.walkit.cli.KeyText.quote(kv.key());
         j.beginObject().field("key", key).field("key_base64", java.util.Base64.getEncoder().encodeToString(kv.key()));
         if (keysOnly) {
             j.endObject();

@@ -31,6 +31,16 @@ class ShellHistoryTest {
     }
 
     @Test
+    void theHistoryIsTheOwnersAlone() throws Exception {
+        Path h = dir.resolve(".local/state/walkit/waldoctor_history");
+        Files.createDirectories(h.getParent());
+        Files.writeString(h, "get /registry/secrets/default/s1\n");
+        Files.setPosixFilePermissions(h, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        ShellHistory.open(Map.of("HOME", dir.toString()));
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(h)));
+    }
+
+    @Test
     void aHomeThatCannotBeWrittenIsOneLineAndNoFile() throws Exception {
         // A home that is a file: nothing can be made under it, for root too.
         Path home = Files.writeString(dir.resolve("home"), "not a directory");
