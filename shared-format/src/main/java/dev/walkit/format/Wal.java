@@ -18,6 +18,8 @@ import java.util.zip.CRC32C;
 public final class Wal {
     public static final String WAL_FILE = "wal";
     public static final String COMPACT_FILE = "wal.compact";
+    /** The intent file of an output's switch into place (output.PairSwitch): there only while a run puts a new pair in. */
+    public static final String SWITCH_INTENT = ".walkit.switch";
 
     private Wal() {
     }
@@ -30,6 +32,10 @@ public final class Wal {
                 java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(wal, java.nio.file.attribute.BasicFileAttributes.class);
                 if (a.isDirectory()) throw new IOException(wal + ": a directory, not a WAL file");
             } catch (java.nio.file.NoSuchFileException e) {
+                if (Files.exists(path.resolve(SWITCH_INTENT))) {
+                    throw new IOException(path + ": no 'wal' file: a run that writes one (walrecover --out, walmigrate --out-wal) crashed while it put "
+                            + "its output in place (" + SWITCH_INTENT + " is there); run the same command again to finish it");
+                }
                 throw new IOException(path + ": a directory without a 'wal' file");
             } catch (java.nio.file.AccessDeniedException e) {
                 throw new IOException(path + ": permission denied: this user cannot enter the directory (its 'wal' cannot be read)");

@@ -192,7 +192,10 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
                 next.add("what could be read is above; `waldoctor shell " + p + "` to look at it (get --rev, history, diff)");
                 if (x.source().etcd() != null) next.add("etcd's own copy: `etcdctl snapshot save` from a healthy member, or restore from a backup");
                 if (x.source().kine() != null) {
-                    next.add("SQLite's own salvage, on a copy with kine stopped: `sqlite3 " + p + " .recover | sqlite3 recovered.db`; or restore from a backup");
+                    // No sqlite3 command: Debian 12's (3.40) has no sqlite_dbpage, so its .recover fails on every db, and its .dump
+                    // of a damaged table rolls back whole. walkit reads the rows past the damaged page itself.
+                    next.add("the rows read past the damage (SQLite's shell cannot: Debian 12's sqlite3 has no .recover, and its .dump stops "
+                            + "there): `waldoctor shell " + p + "` (get --rev, history, range); or restore from a backup");
                 }
             }
         }

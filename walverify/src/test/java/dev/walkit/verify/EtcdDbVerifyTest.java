@@ -43,6 +43,44 @@ class EtcdDbVerifyTest {
     }
 
     @Test
+    void aDbWhoseFirstMetaIsDamagedIsReadThroughTheOtherAsBboltDoes() throws Exception {
+        byte[] b = Files.readAllBytes(DB);
+        b[16] ^= 0x01; // meta page 0's magic
+        Path p = dir.resolve("db");
+        Files.write(p, b);
+        WalVerifyTest.Run r = WalVerifyTest.run("-w", "json", "--level", "semantic", p.toString());
+        assertEquals(3, r.exit(), "damaged, not 'not a WAL': " + r.out() + r.err());
+        JsonNode j = r.json();
+        assertEquals("etcd-db", j.get("store").asText());
+        assertTrue(j.get("store_damage").get(0).asText().startsWith("page 0 at offset 0: meta page 0: magic ed0cdaec, not bbolt's ed0cdaed"),
+                j.get("store_damage").toString());
+        assertEquals(12, j.get("records").asLong(), "every revision read through meta page 1");
+        assertEquals(6, j.get("live_keys").asLong());
+    }
+
+    @Test
+    void aDirectoryMidSwitchSaysSoAndWhatFinishesIt() throws Exception {
+        Path d = Files.createDirectories(dir.resolve("out"));
+        Files.writeString(d.resolve(".walkit.switch"), "");
+        WalVerifyTest.Run r = WalVerifyTest.run(d.toString());
+        assertEquals(4, r.exit());
+        assertEquals("walverify: " + d + ": no 'wal' file: a run that writes one (walrecover --out, walmigrate --out-wal) crashed while it put "
+                + "its output in place (.walkit.switch is there); run the same command again to finish it", r.err().strip());
+    }
+
+    @Test
+    void aSnapshotWhoseTrailerIsNotWholeIsDamage() throws Exception {
+        byte[] b = Files.readAllBytes(DB);
+        Path p = dir.resolve("db");
+        Files.write(p, java.util.Arrays.copyOf(b, b.length - 1)); // the last byte of the SHA-256 cut
+        WalVerifyTest.Run r = WalVerifyTest.run("-w", "json", p.toString());
+        assertEquals(3, r.exit(), r.out() + r.err());
+        assertEquals("offset 20480: the file ends 31 byte(s) past its last whole page: neither a member's db (whole pages) nor an etcdctl "
+                + "snapshot (whole pages and a 32-byte SHA-256): it was cut short or appended to", r.json().get("store_damage").get(0).asText());
+        assertEquals("damaged", r.json().get("verdict").asText());
+    }
+
+    @Test
     void aDamagedPageIsDamageWithItsNumberAndOffset() throws Exception {
         byte[] b = Files.readAllBytes(DB);
         b[3 * 4096 + 8] = 0;

@@ -72,7 +72,7 @@ public final class BoltFile implements Closeable {
         BoltMeta m0 = readMeta(0, 0);
         metas.add(m0);
         // Page 1 is one page size in: meta 0's when it is sane, else the usual sizes in turn.
-        int[] sizes = m0.magic() == BoltMeta.MAGIC && saneSize(m0.pageSize()) ? new int[] {m0.pageSize()} : new int[] {4096, 8192, 16384, 65536, 2048, 1024};
+        int[] sizes = m0.magic() == BoltMeta.MAGIC && saneSize(m0.pageSize()) ? new int[] {m0.pageSize()} : PAGE_SIZES;
         BoltMeta m1 = null;
         for (int ps : sizes) {
             m1 = readMeta(1, ps);
@@ -94,15 +94,29 @@ public final class BoltFile implements Closeable {
         return ps >= 512 && ps <= (1 << 16) && Integer.bitCount(ps) == 1;
     }
 
-    /** True when {@code path} begins as a bbolt file: the meta magic at offset 16 (page 0's meta). */
+    /** The page sizes bbolt allows, most usual first: where meta page 1 is looked for when meta page 0 is not sane. */
+    static final int[] PAGE_SIZES = {4096, 8192, 16384, 65536, 2048, 1024};
+
+    /**
+     * True when {@code path} begins as a bbolt file: the meta magic at offset 16 of page 0's meta, or (meta page 0
+     * damaged: bbolt itself then opens the file through meta page 1) of page 1's, at any page size bbolt allows.
+     */
     public static boolean sniff(Path path) throws IOException {
         try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ)) {
-            ByteBuffer b = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
-            while (b.hasRemaining() && c.read(b, b.position()) > 0) {
-                // read on
+            if (magicAt(c, 16)) return true;
+            for (int ps : PAGE_SIZES) {
+                if (magicAt(c, ps + 16L)) return true;
             }
-            return b.position() >= 24 && b.getInt(16) == BoltMeta.MAGIC;
+            return false;
         }
+    }
+
+    private static boolean magicAt(FileChannel c, long at) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+        while (b.hasRemaining() && c.read(b, at + b.position()) > 0) {
+            // read on
+        }
+        return !b.hasRemaining() && b.getInt(0) == BoltMeta.MAGIC;
     }
 
     public static BoltFile open(Path path) throws IOException {

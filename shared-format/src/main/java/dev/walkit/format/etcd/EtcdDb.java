@@ -46,7 +46,9 @@ public final class EtcdDb implements Closeable {
         /** A SHA-256 of the pages before it, and it matches: the snapshot is as etcd sent it. */
         SHA256_MATCHES,
         /** 32 bytes that are not the SHA-256 of the pages before them: the file changed since it was saved. */
-        SHA256_DIFFERS
+        SHA256_DIFFERS,
+        /** Neither: the file ends neither at a page boundary nor 32 bytes past one (it was cut, or appended to). */
+        NOT_WHOLE
     }
 
     /** The trailer's check, a SHA-256 of the whole file, runs on a thread of its own beside the reading (1.5 s of 1.3 GB). */
@@ -108,8 +110,10 @@ public final class EtcdDb implements Closeable {
 
     private static Trailer trailer(BoltFile bolt) throws IOException {
         if (bolt.meta() == null) return Trailer.NONE;
+        long past = bolt.size() % bolt.meta().pageSize();
+        if (past == 0) return Trailer.NONE;
+        if (past != 32) return Trailer.NOT_WHOLE;
         long pages = bolt.size() - 32;
-        if (pages <= 0 || pages % bolt.meta().pageSize() != 0) return Trailer.NONE;
         java.security.MessageDigest sha;
         try {
             sha = java.security.MessageDigest.getInstance("SHA-256");
@@ -237,6 +241,11 @@ public final class EtcdDb implements Closeable {
         java.util.LinkedHashSet<BoltDamage> all = new java.util.LinkedHashSet<>(bolt.damage());
         if (trailer() == Trailer.SHA256_DIFFERS) {
             all.add(new BoltDamage(-1, bolt.size() - 32, "the snapshot's SHA-256 (its last 32 bytes, as etcdctl snapshot save writes it) does not match its pages: the file changed since it was saved"));
+        } else if (trailer() == Trailer.NOT_WHOLE) {
+            long ps = bolt.meta().pageSize();
+            long past = bolt.size() % ps;
+            all.add(new BoltDamage(-1, bolt.size() - past, "the file ends " + past + " byte(s) past its last whole page: neither a member's db (whole pages) "
+                    + "nor an etcdctl snapshot (whole pages and a 32-byte SHA-256): it was cut short or appended to"));
         }
         all.addAll(damage);
         return List.copyOf(all);

@@ -31,7 +31,7 @@ import java.util.List;
  * rename, so a complete pair is kept, never deleted by the run after.
  */
 final class PairSwitch {
-    static final String INTENT = ".walkit.switch";
+    static final String INTENT = dev.walkit.format.Wal.SWITCH_INTENT;
 
     /** True when {@code dir} holds the intent file of a switch that did not finish: the next run into DIR undoes it. */
     static boolean unfinished(java.nio.file.Path dir) {
