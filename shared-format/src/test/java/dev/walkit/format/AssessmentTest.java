@@ -68,4 +68,19 @@ class AssessmentTest {
         Assessment a = Assessment.of(List.of(span(DamageKind.TORN_TAIL, 900, 100)), List.of(finding(DamageKind.REVISION_REGRESSION, 300, 40)), SIZE);
         assertEquals(new Assessment(Assessment.Verdict.DAMAGED, 900), a);
     }
+
+    /**
+     * §9's tail is the damage after which no valid record follows: a CRC mismatch at 700..800 followed by a valid
+     * record (800..850, the first of a transaction the torn tail cut) is not tail, though the spans and the
+     * incomplete transaction touch (issue 30, point 15: tolerate-tail accepted it).
+     */
+    @Test
+    void aDamagedSpanThatAValidRecordFollowsIsNotTail() {
+        Assessment a = Assessment.of(List.of(span(DamageKind.CRC_MISMATCH, 700, 100), span(DamageKind.TORN_TAIL, 850, 150)),
+                List.of(finding(DamageKind.INCOMPLETE_TRANSACTION, 800, 200)), SIZE);
+        assertEquals(new Assessment(Assessment.Verdict.DAMAGED, 800), a);
+        // Two damaged spans touching each other at the end are one tail.
+        Assessment b = Assessment.of(List.of(span(DamageKind.GARBAGE_SPAN, 700, 150), span(DamageKind.TORN_TAIL, 850, 150)), List.of(), SIZE);
+        assertEquals(700, b.tailStart());
+    }
 }

@@ -83,6 +83,27 @@ class DifferentialCasesTest {
         assertEquals(2, assertVerifiesClean(dir.resolve("out/wal")).keys().liveCount());
     }
 
+    /**
+     * Issue 30, point 15: a CRC-mismatched record (revision 56) followed by a valid record (the first of revision 57,
+     * whose closing record is torn). §9's tail is the damage after which no valid record follows, so the mismatch is
+     * not tail: tolerate-tail refuses (it accepted, exit 0); salvage keeps the 55 revisions before it.
+     */
+    @Test
+    void aDamagedRecordThatAValidRecordFollowsIsNotTheTail() throws IOException {
+        LogBuilder b = LogBuilder.puts(56);
+        b.add(put("/t0", 57, 57, 1).withFlags(Flags.TXN_CONT));
+        b.add(put("/t1", 57, 57, 1));
+        byte[] whole = b.bytes();
+        byte[] log = java.util.Arrays.copyOf(whole, (int) (b.offset(57) + b.length(57) / 2)); // the closing record torn
+        log[(int) b.offset(55) + RecordLayout.KV_OFFSET + 3] ^= 0x10; // revision 56's record: a CRC mismatch
+        JsonNode refused = recover(log, 3, "--policy", "tolerate-tail");
+        assertTrue(refused == null || !refused.path("output").has("checksum"), "nothing written");
+        assertFalse(Files.exists(dir.resolve("out/wal")), "a refusal writes nothing");
+        JsonNode salvaged = recover(log, 0, "--policy", "salvage");
+        assertEquals(55, assertVerifiesClean(dir.resolve("out/wal")).revision());
+        assertTrue(salvaged.get("dropped_transactions").asInt() >= 1, salvaged.toString());
+    }
+
     @Test
     void crcRangeBugWithTheFirstRecordDamagedIsRefusedNotEmptied() throws IOException {
         LogBuilder b = LogBuilder.puts(30);

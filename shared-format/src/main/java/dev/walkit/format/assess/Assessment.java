@@ -12,8 +12,11 @@ import java.util.List;
  * "healthy", "only a torn tail" and "the tail" are defined (docs/format.md §9). walverify's verdict and
  * exit code, waldoctor's diagnosis and walrecover's tolerate-tail decision all ask this.
  *
- * <p>The tail ({@link #tailStart}) is the damage after which no valid record follows: the longest run of
- * damaged spans and incomplete transactions, each touching the next, that reaches the end of the file.
+ * <p>The tail ({@link #tailStart}) is the damage after which no valid record follows (§9): the run of damaged spans,
+ * each touching the next, that reaches the end of the file; with the incomplete transaction the tail cut (its valid
+ * first records, which the tail's drop takes with it). A damaged span that a valid record follows is not tail, even
+ * when that record's transaction is cut by the tail: the record may be an acknowledged write's, so the cautious
+ * policy refuses there (as RocksDB's tolerates only an incomplete trailing record).
  *
  * @param verdict   the class of the log
  * @param tailStart the offset where the tail begins; the file size when there is no tail
@@ -44,19 +47,28 @@ public record Assessment(Verdict verdict, long tailStart) {
 
     /** Assesses the damaged spans and findings of a log of {@code fileSize} bytes (findings other than these, none). */
     public static Assessment of(List<DamageSpan> damage, List<Finding> findings, long fileSize) {
-        List<long[]> lost = new ArrayList<>();
-        for (DamageSpan d : damage) lost.add(new long[] {d.offset(), d.end()});
+        List<long[]> spans = new ArrayList<>();
+        for (DamageSpan d : damage) spans.add(new long[] {d.offset(), d.end()});
+        List<long[]> incomplete = new ArrayList<>();
         boolean rules = false;
         for (Finding f : findings) {
-            if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) lost.add(new long[] {f.offset(), f.offset() + f.length()});
+            if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) incomplete.add(new long[] {f.offset(), f.offset() + f.length()});
             else if (f.kind() != DamageKind.LEFTOVER_COMPACTION) rules = true;
         }
-        lost.sort(Comparator.comparingLong((long[] x) -> x[1]).reversed());
+        // The damaged spans, each touching the next, that reach the end of the file.
+        spans.sort(Comparator.comparingLong((long[] x) -> x[1]).reversed());
         long tailStart = fileSize;
-        for (long[] x : lost) {
+        for (long[] x : spans) {
             if (x[1] < tailStart) break;
             tailStart = Math.min(tailStart, x[0]);
         }
+        // With the transaction the tail cut: it runs into the tail (or, with no damaged byte, to the end of the file).
+        long spansStart = tailStart;
+        for (long[] x : incomplete) {
+            if (x[1] >= spansStart) tailStart = Math.min(tailStart, x[0]);
+        }
+        List<long[]> lost = new ArrayList<>(spans);
+        lost.addAll(incomplete);
         if (lost.isEmpty()) return new Assessment(rules ? Verdict.RULES_BROKEN : Verdict.HEALTHY, fileSize);
         boolean tornTailOnly = !rules && damage.size() <= 1 && damage.stream().allMatch(d -> d.kind() == DamageKind.TORN_TAIL && d.end() == fileSize);
         for (long[] x : lost) {
