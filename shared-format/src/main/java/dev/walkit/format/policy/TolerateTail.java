@@ -27,11 +27,15 @@ public record TolerateTail() implements RecoveryPolicy {
     public String refusal(Replayer replayed, long fileSize) {
         long tail = Assessment.of(replayed.damage(), replayed.findings(), fileSize).tailStart();
         for (DamageSpan d : replayed.damage()) {
-            if (d.offset() < tail) return "policy tolerate-tail: " + d.kind().label() + " at offset " + d.offset() + " is not at the tail; nothing written";
+            if (d.offset() < tail) {
+                return "policy tolerate-tail: " + d.kind().label() + " at offset " + d.offset() + " is not at the tail (a valid record follows it); "
+                        + "nothing written (--policy salvage keeps every complete transaction around it)";
+            }
         }
         for (Finding f : replayed.findings()) {
             if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION && f.offset() < tail) {
-                return "policy tolerate-tail: an incomplete transaction at offset " + f.offset() + " is not at the tail; nothing written";
+                return "policy tolerate-tail: an incomplete transaction at offset " + f.offset() + " is not at the tail; nothing written "
+                        + "(--policy salvage keeps every complete transaction around it)";
             }
         }
         return null;
