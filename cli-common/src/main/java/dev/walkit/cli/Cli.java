@@ -90,10 +90,13 @@ public final class Cli {
             CommandLine c = ex.getCommandLine();
             java.util.List<String> near = ex instanceof CommandLine.UnmatchedArgumentException u ? u.getSuggestions() : java.util.List.of();
             if (!near.isEmpty()) {
-                // picocli's suggestions, as git's "did you mean": `waldoctor shel` → shell.
+                // As git's "did you mean": `waldoctor shel` → shell, `gte` → get (the nearest by edits among the names, not
+                // picocli's first suggestion: it offered generate-completion for gte).
                 String typed = ((CommandLine.UnmatchedArgumentException) ex).getUnmatched().get(0);
+                java.util.Collection<String> names = typed.startsWith("-") ? c.getCommandSpec().optionsMap().keySet() : c.getSubcommands().keySet();
+                String best = Nearest.of(typed, names);
                 c.getErr().println(c.getCommandName() + ": unknown " + (typed.startsWith("-") ? "option" : "command") + " '" + typed
-                        + "': did you mean '" + near.get(0) + "'?");
+                        + "': did you mean '" + (best != null ? best : near.get(0)) + "'?");
             } else {
                 c.getErr().println(c.getCommandName() + ": " + ex.getMessage());
             }

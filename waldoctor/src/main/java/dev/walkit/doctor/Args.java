@@ -37,7 +37,10 @@ public final class Args {
                 } else if (switches.contains(name) && value == null) {
                     a.options.put(name, "true");
                 } else {
-                    a.error = "unknown option " + w;
+                    java.util.Set<String> known = new java.util.TreeSet<>(valued);
+                    known.addAll(switches);
+                    String near = dev.walkit.cli.Nearest.of(w, known);
+                    a.error = "unknown option " + w + (near == null ? "" : " (did you mean " + near + "?)");
                     return a;
                 }
             } else {

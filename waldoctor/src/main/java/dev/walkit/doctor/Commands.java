@@ -107,31 +107,23 @@ public final class Commands {
         add("quit", "quit", "leave the shell (also: exit, \\q, Ctrl-D)", Set.of(), Set.of(), false, (c, a, o) -> ShellCommand.Outcome.QUIT);
     }
 
-    /** The command a mistyped name most likely meant (a prefix either way, or one edit away), or null. */
-    static String nearest(String typed) {
-        String best = null;
-        for (String name : TABLE.keySet()) {
-            boolean close = name.startsWith(typed) || typed.startsWith(name) || edits(typed, name) <= 1 + name.length() / 6;
-            if (close && (best == null || edits(typed, name) < edits(typed, best))) best = name;
+    /**
+     * Index in {@code words} of the first word that is neither an option of the command {@code name} nor an option's value
+     * (one-shot commands take their options anywhere: {@code waldoctor get --rev 5 PATH KEY}), or -1.
+     */
+    static int firstPositional(String name, List<String> words) {
+        Cmd c = (Cmd) TABLE.get(name);
+        for (int i = 0; i < words.size(); i++) {
+            String w = words.get(i);
+            if (c != null && c.valued().contains(w)) i++;
+            else if (!(c != null && c.switches().contains(w)) && !(w.startsWith("--") && w.contains("=") && c != null && c.valued().contains(w.substring(0, w.indexOf('='))))) return i;
         }
-        return typed.isEmpty() ? null : best;
+        return -1;
     }
 
-    /** Edit distance with a swap of two neighbours as one edit (optimal string alignment): {@code gte} is one from {@code get}. */
-    static int edits(String a, String b) {
-        int[][] d = new int[a.length() + 1][b.length() + 1];
-        for (int i = 0; i <= a.length(); i++) d[i][0] = i;
-        for (int j = 0; j <= b.length(); j++) d[0][j] = j;
-        for (int i = 1; i <= a.length(); i++) {
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-                }
-            }
-        }
-        return d[a.length()][b.length()];
+    /** The command a mistyped name most likely meant (a prefix either way, or one edit away), or null. */
+    static String nearest(String typed) {
+        return dev.walkit.cli.Nearest.of(typed, TABLE.keySet());
     }
 
     /** Runs one command line; prints errors as {@code error: …}. */
@@ -147,6 +139,12 @@ public final class Commands {
         Args a = Args.parse(words.subList(1, words.size()), cmd.valued(), cmd.switches());
         if (a.error() != null) return usage(out, a.error() + "; usage: " + cmd.usage());
         return cmd.run(ctx, a, out);
+    }
+
+    /** The words of command {@code name}'s line parsed with its options in the table. */
+    static Args parse(String name, List<String> words) {
+        Cmd c = (Cmd) TABLE.get(name);
+        return Args.parse(words, c.valued(), c.switches());
     }
 
     /** Prints a wrong command line's {@code error: …}. */

@@ -18,10 +18,19 @@ final class ShellOut extends PrintWriter {
         this(out, null);
     }
 
+    /** What a one-shot command's errors start with ({@code waldoctor get: }), or null in the shell. */
+    private final String prefix;
+
     /** Errors on {@code errors}, as {@code line N: …}. */
     ShellOut(Writer out, PrintWriter errors) {
+        this(out, errors, null);
+    }
+
+    /** Errors on {@code errors} as {@code PREFIX…} (a one-shot command's: {@code waldoctor get: key not found: /x}). */
+    ShellOut(Writer out, PrintWriter errors, String prefix) {
         super(out, true);
         this.errors = errors;
+        this.prefix = prefix;
     }
 
     void error(String msg) {
@@ -30,7 +39,7 @@ final class ShellOut extends PrintWriter {
             return;
         }
         flush();
-        errors.println("line " + line + ": " + msg);
+        errors.println(prefix != null ? prefix + msg : "line " + line + ": " + msg);
         errors.flush();
     }
 }

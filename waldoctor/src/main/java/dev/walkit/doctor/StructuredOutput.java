@@ -33,11 +33,8 @@ final class StructuredOutput {
     /** Runs {@code command} with {@code words} (its arguments) and prints it as {@code format}; the exit code. */
     static int run(String command, ShellContext ctx, List<String> words, OutputFormat format, PrintWriter out, PrintWriter err) {
         String name = "waldoctor " + command;
-        Args a = switch (command) {
-            case "get" -> Args.parse(words, Set.of("--rev"), Set.of());
-            case "range" -> Args.parse(words, Set.of("--rev", "--limit"), Set.of("--keys-only"));
-            default -> Args.parse(words, Set.of(), Set.of());
-        };
+        // The options of the command's line in the table: the same in every format.
+        Args a = Commands.parse(command, words);
         boolean keyed = !command.equals("range");
         if (a.error() != null || (keyed ? a.positional().size() != 1 : a.positional().size() > 1)) {
             err.println(name + ": usage: " + Commands.table().get(command).usage() + (a.error() == null ? "" : " (" + a.error() + ")"));
@@ -60,7 +57,11 @@ final class StructuredOutput {
             }
             case "history" -> {
                 List<KeyValue> events = ctx.index.events(key);
-                if (events != null) kvs.addAll(events);
+                if (events != null) {
+                    // --limit N: the latest N, as the text form shows them.
+                    more = limit > 0 && events.size() > limit;
+                    kvs.addAll(more ? events.subList(events.size() - (int) limit, events.size()) : events);
+                }
             }
             default -> {
                 List<String> keys = ctx.index.liveKeys(key, rev, limit);

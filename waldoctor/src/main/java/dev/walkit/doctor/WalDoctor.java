@@ -199,11 +199,9 @@ public final class WalDoctor implements Callable<Integer> {
         @Mixin
         WriteOut writeOut;
 
-        @Parameters(index = "0", paramLabel = "PATH", description = "A WAL file or data directory.")
-        Path path;
-
-        @Parameters(index = "1..*", paramLabel = "ARGS", arity = "0..*", description = "The command's arguments and options.")
-        List<String> words = new ArrayList<>();
+        @Parameters(paramLabel = "PATH ARGS", arity = "1..*", description = {"A WAL file or data directory (or an etcd or kine db), then the "
+                + "command's arguments; its options go anywhere (waldoctor get --rev 5 PATH KEY)."})
+        List<String> all = new ArrayList<>();
 
         OneShot(ShellCommand command) {
             this.command = command;
@@ -213,14 +211,26 @@ public final class WalDoctor implements Callable<Integer> {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
-            if (writeOut.check("waldoctor " + command.name(), err, StructuredOutput.formats(command.name())) != null) return ExitCode.USAGE.code();
+            String name = "waldoctor " + command.name();
+            if (writeOut.check(name, err, StructuredOutput.formats(command.name())) != null) return ExitCode.USAGE.code();
+            // PATH is the first word that is neither one of the command's options nor an option's value, as etcdctl reads its options.
+            List<String> words = new ArrayList<>(all);
+            int at = Commands.firstPositional(command.name(), words);
+            if (at < 0) {
+                err.println(name + ": usage: waldoctor " + command.usage().replaceFirst(" ", " PATH ").replaceFirst("^" + command.name() + "$", command.name() + " PATH"));
+                return ExitCode.USAGE.code();
+            }
+            Path path = Path.of(words.remove(at));
             return withIndex(path, err, false, x -> {
                 ShellContext ctx = new ShellContext(x, showSecrets);
                 if (writeOut.format() != OutputFormat.SIMPLE) return StructuredOutput.run(command.name(), ctx, words, writeOut.format(), out, err);
                 List<String> line = new ArrayList<>();
                 line.add(command.name());
                 line.addAll(words);
-                ShellCommand.Outcome o = Commands.execute(ctx, line, out);
+                // Answers on stdout, errors on stderr as "waldoctor get: …", in every format.
+                ShellOut answers = new ShellOut(out, err, name + ": ");
+                ShellCommand.Outcome o = Commands.execute(ctx, line, answers);
+                answers.flush();
                 out.flush();
                 return switch (o) {
                     case ERROR -> ExitCode.NOT_FOUND.code();

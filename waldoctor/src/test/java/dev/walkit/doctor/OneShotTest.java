@@ -1,0 +1,66 @@
+package dev.walkit.doctor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The shell's commands one-shot, with etcdctl's habits: errors on stderr with one prefix in every format, options
+ * anywhere on the line, the same options in every format, and the nearest name for a mistyped command or option.
+ */
+class OneShotTest {
+    static final String S = "../testdata/fixtures/sample";
+    static final String KEY = "/registry/configmaps/ns0/cm-0";
+
+    @Test
+    void errorsGoToStderrWithOnePrefixInEveryFormat() {
+        for (String[] w : new String[][] {{}, {"-w", "json"}, {"-w", "table"}}) {
+            String[] args = new String[3 + w.length];
+            args[0] = "get";
+            args[1] = S;
+            args[2] = "/nope";
+            System.arraycopy(w, 0, args, 3, w.length);
+            WalDoctorTest.Run r = WalDoctorTest.run(args);
+            assertEquals(1, r.exit());
+            assertEquals("", r.out(), String.join(" ", w));
+            assertEquals("waldoctor get: key not found: /nope", r.err().strip(), String.join(" ", w));
+        }
+    }
+
+    @Test
+    void optionsGoAnywhere() {
+        WalDoctorTest.Run before = WalDoctorTest.run("get", "--rev", "1000", S, KEY);
+        WalDoctorTest.Run after = WalDoctorTest.run("get", S, KEY, "--rev", "1000");
+        assertEquals(0, before.exit(), before.err());
+        assertEquals(after.out(), before.out());
+        assertTrue(before.out().contains("mod_revision: 589"), before.out());
+        assertEquals(0, WalDoctorTest.run("get", "--rev=1000", S, KEY).exit());
+    }
+
+    @Test
+    void historyTakesLimitInEveryFormat() throws Exception {
+        WalDoctorTest.Run text = WalDoctorTest.run("history", S, KEY, "--limit", "2");
+        assertEquals(0, text.exit(), text.err());
+        assertEquals(2, text.out().lines().filter(l -> l.startsWith("rev ")).count(), text.out());
+        WalDoctorTest.Run json = WalDoctorTest.run("history", S, KEY, "--limit", "2", "-w", "json");
+        assertEquals(0, json.exit(), json.err());
+        JsonNode j = new ObjectMapper().readTree(json.out());
+        assertEquals(2, j.get("kvs").size());
+        assertEquals(2042, j.get("kvs").get(0).get("mod_revision").asLong(), "the latest two, as the text shows");
+        assertEquals(2071, j.get("kvs").get(1).get("mod_revision").asLong());
+        assertTrue(j.get("more").asBoolean());
+    }
+
+    @Test
+    void aMistypedNameGetsTheNearest() {
+        WalDoctorTest.Run gte = WalDoctorTest.run("gte", S, "/x");
+        assertEquals(2, gte.exit());
+        assertTrue(gte.err().startsWith("waldoctor: unknown command 'gte': did you mean 'get'?"), gte.err());
+        WalDoctorTest.Run limt = WalDoctorTest.run("range", S, "/registry/", "--limt", "2");
+        assertEquals(2, limt.exit());
+        assertTrue(limt.err().contains("unknown option --limt (did you mean --limit?)"), limt.err());
+    }
+}
