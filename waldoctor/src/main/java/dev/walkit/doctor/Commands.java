@@ -475,7 +475,12 @@ public final class Commands {
         if (from > ctx.index.file().size()) return error(out, "offset " + from + " is past the end (" + ctx.index.file().size() + " bytes)");
         if (ctx.index.format() != dev.walkit.format.WalFormat.V2) return error(out, "records lists v2 logs; this one is " + ctx.index.format().label());
         WalReader r = new WalReader(ctx.index.file(), ReaderOptions.defaults());
-        r.seek(from);
+        long start = recordStart(ctx, from);
+        if (start != from) {
+            out.printf("(offset %d is inside the %s at %d: listing from there)%n", from, ctx.index.file().size() > start && isRecord(ctx, start) ? "record" : "damaged span",
+                    start);
+        }
+        r.seek(start);
         int n = 0;
         for (ReadResult x; n < limit && !ctx.interrupted && (x = r.next()) != null; n++) {
             if (x instanceof RecordView v) {
@@ -487,6 +492,29 @@ public final class Commands {
             }
         }
         return ShellCommand.Outcome.OK;
+    }
+
+    /**
+     * Where the reader's result that holds {@code offset} starts: {@code offset} itself at a record's or span's start, else
+     * the start of the record (or damaged span) it falls inside, found by reading on from the last transaction before it.
+     * (Read from an offset inside a record, the reader would report bytes that are fine as a garbage span.)
+     */
+    private static long recordStart(ShellContext ctx, long offset) {
+        if (offset == 0 || offset >= ctx.index.file().size()) return offset;
+        int t = ctx.index.lastTxnAtOrBefore(offset);
+        long pos = t >= 0 ? ctx.index.txnOffset(t) : 0;
+        WalReader r = new WalReader(ctx.index.file(), ReaderOptions.defaults());
+        r.seek(pos);
+        for (ReadResult x; (x = r.next()) != null; ) {
+            if (x.offset() + x.length() > offset) return x.offset() <= offset ? x.offset() : offset;
+        }
+        return offset;
+    }
+
+    private static boolean isRecord(ShellContext ctx, long offset) {
+        WalReader r = new WalReader(ctx.index.file(), ReaderOptions.defaults());
+        r.seek(offset);
+        return r.next() instanceof RecordView;
     }
 
     private static ShellCommand.Outcome hexdump(ShellContext ctx, Args a, PrintWriter out) {

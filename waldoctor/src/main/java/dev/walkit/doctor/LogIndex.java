@@ -440,7 +440,7 @@ public final class LogIndex implements Closeable {
     }
 
     /** Index of the last ordinary transaction that starts at or before file offset {@code offset}, or -1. */
-    private int lastTxnAtOrBefore(long offset) {
+    int lastTxnAtOrBefore(long offset) {
         int lo = 0;
         int hi = applied.transactionCount() - 1;
         int found = -1;

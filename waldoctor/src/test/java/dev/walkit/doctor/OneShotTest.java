@@ -63,4 +63,19 @@ class OneShotTest {
         assertEquals(2, limt.exit());
         assertTrue(limt.err().contains("unknown option --limt (did you mean --limit?)"), limt.err());
     }
+
+    /** From an offset inside a record, records says so and lists from the record's start: no phantom garbage-span. */
+    @Test
+    void recordsFromInsideARecordStartsAtIt() {
+        WalDoctorTest.Run r = WalDoctorTest.run("records", S, "--from", "784000", "--limit", "3");
+        assertEquals(0, r.exit(), r.err());
+        String first = r.out().lines().findFirst().orElseThrow();
+        assertTrue(first.matches("\\(offset 784000 is inside the record at \\d+: listing from there\\)"), r.out());
+        long at = Long.parseLong(first.replaceAll(".* at (\\d+):.*", "$1"));
+        assertTrue(at < 784000 && r.out().lines().skip(1).findFirst().orElseThrow().startsWith("@" + at + " "), r.out());
+        assertTrue(!r.out().contains("garbage-span"), "the sample's only damage there is the crc mismatch at 784,241: " + r.out());
+        // At a record's own start: no note.
+        WalDoctorTest.Run exact = WalDoctorTest.run("records", S, "--from", String.valueOf(at), "--limit", "1");
+        assertTrue(exact.out().startsWith("@" + at + " "), exact.out());
+    }
 }
