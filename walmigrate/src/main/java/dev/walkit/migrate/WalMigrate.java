@@ -318,6 +318,11 @@ public final class WalMigrate implements Callable<Integer> {
             // As walrecover refuses an existing DIR/wal: a usage error, before the source is read; unless a switch a
             // crashed run left is to be undone first (under DIR's lock, in the writer), after which DIR is judged again.
             if (refusal != null && !dev.walkit.format.output.OutputDir.unfinishedSwitch(dir)) {
+                try {
+                    dev.walkit.format.output.OutputDir.removeStaleLock(dir); // a killed run's: a refused rerun leaves none
+                } catch (java.io.IOException e) {
+                    // the refusal is what matters here
+                }
                 err.println("walmigrate: " + refusal);
                 return ExitCode.USAGE.code();
             }

@@ -84,7 +84,14 @@ public final class Recovery {
         Path target = outDir == null ? null : outDir.resolve(Wal.WAL_FILE);
         // An existing DIR/wal is refused before anything is read, unless a crashed run's switch is to be put right
         // first (under DIR's lock, below): then DIR is judged after it.
-        if (!o.dryRun() && !OutputDir.unfinishedSwitch(outDir)) checkTarget(input, outDir, target, o.force());
+        if (!o.dryRun() && !OutputDir.unfinishedSwitch(outDir)) {
+            try {
+                checkTarget(input, outDir, target, o.force());
+            } catch (Refused e) {
+                if (Files.isDirectory(outDir)) OutputDir.removeStaleLock(outDir);
+                throw e;
+            }
+        }
 
         RecoveryReport.Draft r = new RecoveryReport.Draft();
         r.options = o;

@@ -105,6 +105,23 @@ class DifferentialCasesTest {
         assertTrue(salvaged.get("dropped_transactions").asInt() >= 1, salvaged.toString());
     }
 
+    /** Issue 30, point 7: a refused rerun removes the lock file a killed run left, and leaves a lock another run holds. */
+    @Test
+    void aRefusedRerunLeavesNoStaleLock() throws Exception {
+        byte[] log = LogBuilder.puts(5).bytes();
+        recover(log, 0);
+        Path lock = dir.resolve("out/.walkit.lock");
+        Files.writeString(lock, "12345"); // a killed run's: its process is gone, the OS released its lock
+        recover(log, 2);
+        assertFalse(Files.exists(lock), "a refused rerun removes a stale lock");
+        Files.writeString(lock, "");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(lock, java.nio.file.StandardOpenOption.WRITE);
+             java.nio.channels.FileLock held = ch.lock()) {
+            recover(log, 2);
+            assertTrue(Files.exists(lock) && held.isValid(), "a held lock is left to its holder");
+        }
+    }
+
     @Test
     void crcRangeBugWithTheFirstRecordDamagedIsRefusedNotEmptied() throws IOException {
         LogBuilder b = LogBuilder.puts(30);

@@ -114,6 +114,16 @@ public final class OutputDir implements AutoCloseable {
         return cleanedUp.stream().anyMatch(l -> l.startsWith(PairSwitch.FINISHED));
     }
 
+    /**
+     * Removes the lock file a killed run left in {@code dir} (nobody holds its lock), for a run that refuses DIR without
+     * taking the lock: a refused rerun leaves no {@code .walkit.lock} behind. A lock another run holds is left to it.
+     */
+    public static void removeStaleLock(Path dir) throws IOException {
+        if (dir == null || !Files.exists(dir.resolve(DirLock.FILE))) return;
+        DirLock l = DirLock.tryAcquire(dir.toAbsolutePath().normalize(), new String[1]);
+        if (l != null) l.close(); // releasing the lock removes the file
+    }
+
     /** True when {@code dir} holds a switch a crashed run did not finish: {@link #open} undoes it (so DIR is judged after). */
     public static boolean unfinishedSwitch(Path dir) {
         return PairSwitch.unfinished(dir);
