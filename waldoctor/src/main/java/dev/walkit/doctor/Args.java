@@ -17,6 +17,7 @@ public final class Args {
         Args a = new Args();
         for (int i = 0; i < words.size(); i++) {
             String w = words.get(i);
+            if (w.equals("-o")) w = "--output"; // etcdctl's and kubectl's short form
             if (w.startsWith("--") && w.length() > 2) {
                 String name = w;
                 String value = null;

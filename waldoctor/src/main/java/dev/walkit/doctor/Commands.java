@@ -92,7 +92,8 @@ public final class Commands {
 
     static {
         add("stats", "stats", "what the log is: format, size, records, transactions, revisions, keys, damage", Set.of(), Set.of(), false, Commands::stats);
-        add("get", "get KEY [--rev R]", "a key's value and fields, at the latest revision or at R", Set.of("--rev"), Set.of(), true, Commands::get);
+        add("get", "get KEY [--rev R] [-o json|yaml]", "a key's value and fields, at the latest revision or at R; -o: the object decoded whole "
+                + "(a Kubernetes protobuf object, or JSON), as auger decodes it", Set.of("--rev", "--output"), Set.of(), true, Commands::get);
         add("range", "range PREFIX [--rev R] [--limit N] [--keys-only]", "keys under a prefix", Set.of("--rev", "--limit"), Set.of("--keys-only"), true, Commands::range);
         add("history", "history KEY [--limit N]", "every put and delete of a key with its revision and the previous value (the latest N)", Set.of("--limit"), Set.of(), true, Commands::history);
         add("at", "at R|latest", "view the state at revision R (\"compacted\" below the compact revision)", Set.of(), Set.of(), false, Commands::at);
@@ -235,13 +236,22 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome get(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 1) return usage(out, "usage: get KEY [--rev R]");
+        if (a.positional().size() != 1) return usage(out, "usage: get KEY [--rev R] [-o json|yaml]");
+        String output = a.get("--output");
+        if (output != null && !output.equals("json") && !output.equals("yaml")) return usage(out, "-o takes json or yaml, not '" + output + "'");
         long r = revisionFor(ctx, a, out);
         if (r < 0) return ShellCommand.Outcome.ERROR;
         String key = a.positional().get(0);
         KeyValue kv = ctx.index.get(key, r);
         if (kv == null) {
             return error(out, ctx.index.history(key) == null ? "key not found: " + key : "key " + key + " is absent at revision " + (r == Long.MAX_VALUE ? "latest" : r));
+        }
+        if (output != null) {
+            String[] why = new String[1];
+            String text = ObjectView.render(key, kv.value(), output, ctx.showSecrets, why);
+            if (text == null) return error(out, key + " at revision " + kv.modRevision() + " is " + why[0]);
+            out.println(text);
+            return ShellCommand.Outcome.OK;
         }
         printKv(ctx, key, kv, out);
         return ShellCommand.Outcome.OK;
