@@ -78,7 +78,7 @@ final class DiagnosisHtml implements DiagnosisPrinter {
         if (a.replayed() && a.revisions() != null && (!a.drops().isEmpty() || a.lostUpTo() > 0 || !a.affectedKeys().isEmpty())) {
             h.append("<section><h2>What it costs</h2><p>").append(esc(a.revisions().text())).append("</p>");
             if (!a.affectedKeys().isEmpty()) {
-                h.append("<p>Keys whose latest state is uncertain (their transactions dropped, or their chain broken):</p><ul class=\"affected\">");
+                h.append("<p>" + esc(Character.toUpperCase(AccountText.AFFECTED.charAt(0)) + AccountText.AFFECTED.substring(1)) + ":</p><ul class=\"affected\">");
                 for (byte[] k : a.affectedKeys()) h.append("<li><code>").append(esc(KeyText.quote(k))).append("</code></li>");
                 h.append("</ul>");
             }

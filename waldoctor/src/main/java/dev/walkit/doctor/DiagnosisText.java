@@ -36,7 +36,7 @@ final class DiagnosisText implements DiagnosisPrinter {
             out.printf("== what it costs%n  %s%n", a.revisions().text());
         }
         if (!a.affectedKeys().isEmpty()) {
-            out.printf("  keys whose latest state is uncertain (their transactions dropped, or their chain broken):%n");
+            out.printf("  %s:%n", AccountText.AFFECTED);
             AccountText.affectedKeys(out, "    ", a, KEYS_SHOWN);
         }
         if (!d.signatures().isEmpty()) {

@@ -78,4 +78,20 @@ class OneShotTest {
         WalDoctorTest.Run exact = WalDoctorTest.run("records", S, "--from", String.valueOf(at), "--limit", "1");
         assertTrue(exact.out().startsWith("@" + at + " "), exact.out());
     }
+
+    /** A record whose CRC fails usually keeps its key: the damage names it among the affected keys, in every view. */
+    @Test
+    void theKeyOfACrcMismatchedRecordIsNamed() throws Exception {
+        dev.walkit.format.WalFile f = dev.walkit.format.WalFile.open(java.nio.file.Path.of(S, "wal"), dev.walkit.format.RecordLayout.DEFAULT_MAX_REC_LEN);
+        String key;
+        try (f) {
+            key = dev.walkit.cli.KeyText.quote(dev.walkit.format.account.WalKeys.recordAt(f, 784241).key()); // the sample's crc-mismatch
+        }
+        JsonNode d = new ObjectMapper().readTree(WalDoctorTest.run("diagnose", "-w", "json", S).out());
+        java.util.List<String> affected = new java.util.ArrayList<>();
+        d.get("affected_keys").forEach(k -> affected.add(k.asText()));
+        assertTrue(affected.contains(key), key + " in " + affected);
+        WalDoctorTest.Run text = WalDoctorTest.run("diagnose", S);
+        assertTrue(text.out().contains("legible in a damaged record") && text.out().contains(key), text.out());
+    }
 }

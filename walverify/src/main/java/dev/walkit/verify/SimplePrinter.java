@@ -25,7 +25,7 @@ final class SimplePrinter implements VerifyPrinter {
             if (f.kind() != dev.walkit.format.DamageKind.LEFTOVER_COMPACTION) AccountText.finding(out, "  ", f);
         }
         if (a.replayed() && !a.affectedKeys().isEmpty()) {
-            out.printf("  keys whose latest state is uncertain (their transactions dropped, or their chain broken):%n");
+            out.printf("  %s:%n", dev.walkit.cli.render.AccountText.AFFECTED);
             AccountText.affectedKeys(out, "    ", a, 50);
         }
         String verdict = switch (code) {

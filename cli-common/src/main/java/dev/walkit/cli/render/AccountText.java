@@ -20,6 +20,9 @@ public final class AccountText {
     private AccountText() {
     }
 
+    /** What the affected keys are, in the words every report heads their list with. */
+    public static final String AFFECTED = "keys whose latest state is uncertain (their transactions dropped, legible in a damaged record, or their chain broken)";
+
     /** What was read, in one line: {@code PATH: WAL format v2, 1,048,471 bytes} or the store's kind and own facts. */
     public static String what(Account a) {
         return a.store().path() + ": " + kind(a);

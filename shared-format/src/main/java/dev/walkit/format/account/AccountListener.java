@@ -87,10 +87,18 @@ public class AccountListener implements Replayer.Listener {
             all.add(new Drop(f.offset(), f.revision(), f.records(), keys, new DropReason.Incomplete(f)));
         }
         all.sort(java.util.Comparator.comparingLong(Drop::offset));
+        // A record whose CRC fails usually keeps its header and key: the key it names was probably written in the lost
+        // window (issue 31: name the keys damage touched, from the surviving bytes).
+        List<byte[]> legible = new ArrayList<>();
+        if (keysIn != null) {
+            for (DamageLocator.Located l : damage) {
+                if (l.span().kind() == DamageKind.CRC_MISMATCH) legible.addAll(keysIn.keys(l.span().offset(), l.span().end()));
+            }
+        }
         long leases = store.leases() >= 0 ? store.leases() : s.leases().keysByLease().size();
         return new Account(store, store.records() >= 0 ? store.records() : locator.records(), s.transactions(), locator.firstRevision(),
                 locator.lastRevision(), s.compactRevision() > 0 ? s.compactRevision() : -1, s.keys().liveCount(), s.keys().tombstoneCount(),
-                leases, RevisionAccount.of(s, damage), damage, s.findings(), all, Account.affected(all, brokenChains),
+                leases, RevisionAccount.of(s, damage), damage, s.findings(), all, Account.affected(all, legible, brokenChains),
                 Account.verdict(store, damage, s.findings(), logBytes));
     }
 }
