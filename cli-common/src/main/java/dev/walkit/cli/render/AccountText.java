@@ -21,7 +21,7 @@ public final class AccountText {
     }
 
     /** What the affected keys are, in the words every report heads their list with. */
-    public static final String AFFECTED = "keys whose latest state is uncertain (their transactions dropped, legible in a damaged record, or their chain broken)";
+    public static final String AFFECTED = "keys whose latest state is uncertain (a write of theirs dropped or legible in a damaged record, and none applied after it)";
 
     /** What was read, in one line: {@code PATH: WAL format v2, 1,048,471 bytes} or the store's kind and own facts. */
     public static String what(Account a) {

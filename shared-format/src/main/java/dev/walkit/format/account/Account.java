@@ -29,9 +29,10 @@ import java.util.Set;
  * @param damage         damaged spans, with the revisions on either side
  * @param findings       rules broken, as found
  * @param drops          transactions read and not applied, each with its keys and its reason
- * @param affectedKeys   keys whose latest state is uncertain: those of dropped transactions, then those still legible in a
- *                       record whose CRC fails (probably written in the lost window), then those whose chain a record
- *                       applied as stored broke (a version or create_revision that does not follow), each once
+ * @param affectedKeys   keys whose latest state is uncertain: those of dropped transactions (not repeats of an applied
+ *                       revision), then those still legible in a record whose CRC fails (probably written in the lost
+ *                       window), each once and only when no later write of the key was applied (measured against the
+ *                       generator's truth: AffectedKeysTest)
  * @param verdict        healthy, torn tail only, damaged, or rules broken
  */
 public record Account(Store store, long records, long transactions, long firstRevision, long lastRevision, long compactRevision,
@@ -79,12 +80,11 @@ public record Account(Store store, long records, long transactions, long firstRe
     }
 
     /** The keys of {@code drops}, then {@code brokenChains}, each once, in that order. */
-    static List<byte[]> affected(List<Drop> drops, List<byte[]> legible, List<byte[]> brokenChains) {
+    /** {@code keys}, each once, in the order given. */
+    static List<byte[]> affected(List<byte[]> keys) {
         Set<ByteBuffer> seen = new LinkedHashSet<>();
         List<byte[]> out = new ArrayList<>();
-        for (Drop d : drops) for (byte[] k : d.keys()) if (seen.add(ByteBuffer.wrap(k))) out.add(k);
-        for (byte[] k : legible) if (seen.add(ByteBuffer.wrap(k))) out.add(k);
-        for (byte[] k : brokenChains) if (seen.add(ByteBuffer.wrap(k))) out.add(k);
+        for (byte[] k : keys) if (seen.add(ByteBuffer.wrap(k))) out.add(k);
         return out;
     }
 

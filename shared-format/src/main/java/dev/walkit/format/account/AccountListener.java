@@ -23,6 +23,11 @@ public class AccountListener implements Replayer.Listener {
     @FunctionalInterface
     public interface KeysIn {
         List<byte[]> keys(long from, long to);
+
+        /** The key still legible at the start of the damaged span {@code [from, to)}, or null (none: by default). */
+        default byte[] legibleKey(long from, long to) {
+            return null;
+        }
     }
 
     private final List<DamageLocator.Located> damage = new ArrayList<>();
@@ -64,6 +69,12 @@ public class AccountListener implements Replayer.Listener {
         brokenChains.add(key);
     }
 
+    /** True when replay applied no write of {@code key} at or after revision {@code revision} (unknown, -1: none after it either). */
+    private static boolean noLaterWrite(dev.walkit.format.replay.KeyIndex index, byte[] key, long revision) {
+        dev.walkit.format.replay.KeyState st = index.get(key);
+        return st == null || st.modRevision() < Math.max(0, revision);
+    }
+
     /** The highest revision of a valid record read so far, applied or not; -1 before any. */
     public long lastRevisionRead() {
         return locator.lastRevision();
@@ -87,18 +98,33 @@ public class AccountListener implements Replayer.Listener {
             all.add(new Drop(f.offset(), f.revision(), f.records(), keys, new DropReason.Incomplete(f)));
         }
         all.sort(java.util.Comparator.comparingLong(Drop::offset));
-        // A record whose CRC fails usually keeps its header and key: the key it names was probably written in the lost
-        // window (issue 31: name the keys damage touched, from the surviving bytes).
-        List<byte[]> legible = new ArrayList<>();
+        // A key's latest state is uncertain when a write of it may be lost after the last one replay applied: a dropped
+        // transaction's keys (not a repeat of a revision already applied), and the keys still legible in a record whose
+        // CRC fails (its header and key usually survive: probably written in the lost window), each unless a later write
+        // of the key was applied. (A broken chain is a lost write before one that was applied: history, not the latest
+        // state, which the findings and walrecover's report name.)
+        dev.walkit.format.replay.KeyIndex index = s.keys();
+        List<byte[]> uncertain = new ArrayList<>();
+        for (Drop d : all) {
+            if (d.reason().finding() != null && (d.reason().finding().kind() == DamageKind.REVISION_REGRESSION
+                    || d.reason().finding().kind() == DamageKind.DUPLICATED_RECORD)) {
+                continue;
+            }
+            for (byte[] k : d.keys()) if (noLaterWrite(index, k, d.revision())) uncertain.add(k);
+        }
         if (keysIn != null) {
             for (DamageLocator.Located l : damage) {
-                if (l.span().kind() == DamageKind.CRC_MISMATCH) legible.addAll(keysIn.keys(l.span().offset(), l.span().end()));
+                DamageKind kind = l.span().kind();
+                // A span where a record starts: its CRC, its header or its end damaged; not bytes that form no record.
+                if (kind == DamageKind.GARBAGE_SPAN || kind == DamageKind.CRC_RANGE_BUG) continue;
+                byte[] k = keysIn.legibleKey(l.span().offset(), l.span().end());
+                if (k != null && noLaterWrite(index, k, l.revisionBefore() + 1)) uncertain.add(k);
             }
         }
         long leases = store.leases() >= 0 ? store.leases() : s.leases().keysByLease().size();
         return new Account(store, store.records() >= 0 ? store.records() : locator.records(), s.transactions(), locator.firstRevision(),
                 locator.lastRevision(), s.compactRevision() > 0 ? s.compactRevision() : -1, s.keys().liveCount(), s.keys().tombstoneCount(),
-                leases, RevisionAccount.of(s, damage), damage, s.findings(), all, Account.affected(all, legible, brokenChains),
+                leases, RevisionAccount.of(s, damage), damage, s.findings(), all, Account.affected(uncertain),
                 Account.verdict(store, damage, s.findings(), logBytes));
     }
 }

@@ -11,7 +11,10 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The keys of the valid records in a byte range of a v2 log: an incomplete transaction's, for its {@link Drop}. */
+/**
+ * The keys of the valid records in a byte range of a v2 log (an incomplete transaction's, for its {@link Drop}), and the
+ * key still legible where a damaged span starts.
+ */
 public final class WalKeys {
     private WalKeys() {
     }
@@ -19,17 +22,50 @@ public final class WalKeys {
     /** {@link AccountListener.KeysIn} over {@code file}: v2 records from the range's start until one does not decode; v1: none. */
     public static AccountListener.KeysIn of(WalFile file, WalFormat format) {
         if (format != WalFormat.V2) return (from, to) -> List.of();
-        return (from, to) -> {
-            List<byte[]> out = new ArrayList<>();
-            long pos = from;
-            while (pos < to) {
-                KeyValue kv = recordAt(file, pos);
-                if (kv == null) break;
-                out.add(kv.key());
-                pos += RecordLayout.OVERHEAD + file.intAt(pos + RecordLayout.REC_LEN_OFFSET);
+        return new AccountListener.KeysIn() {
+            @Override
+            public List<byte[]> keys(long from, long to) {
+                List<byte[]> out = new ArrayList<>();
+                long pos = from;
+                while (pos < to) {
+                    KeyValue kv = recordAt(file, pos);
+                    if (kv == null) break;
+                    out.add(kv.key());
+                    pos += RecordLayout.OVERHEAD + file.intAt(pos + RecordLayout.REC_LEN_OFFSET);
+                }
+                return out;
             }
-            return out;
+
+            @Override
+            public byte[] legibleKey(long from, long to) {
+                return WalKeys.legibleKey(file, from, to);
+            }
         };
+    }
+
+    /**
+     * The key still legible at the start of a damaged span, as a canonical writer lays it out: tag 0x0A, its length in a
+     * 4-byte varint, its bytes, all before {@code end} (a record cut short, or whose CRC or flags are wrong, usually keeps
+     * them); null when those bytes are not there or not in that shape.
+     */
+    public static byte[] legibleKey(WalFile file, long offset, long end) {
+        long kv = offset + RecordLayout.KV_OFFSET;
+        long keyAt = kv + RecordLayout.CANONICAL_KEY_OFFSET;
+        if (keyAt > Math.min(end, file.size())) return null;
+        byte[] head = file.read(kv, RecordLayout.CANONICAL_KEY_OFFSET);
+        if (head[0] != 0x0A) return null;
+        long len = 0;
+        for (int i = 0; i < RecordLayout.KEY_LENGTH_VARINT_BYTES; i++) {
+            int b = head[1 + i] & 0xff;
+            len |= (long) (b & 0x7f) << (7 * i);
+            if ((b & 0x80) == 0) {
+                if (i != RecordLayout.KEY_LENGTH_VARINT_BYTES - 1) return null; // not the canonical 4-byte form
+                break;
+            }
+        }
+        int recLen = file.intAt(offset + RecordLayout.REC_LEN_OFFSET);
+        if (len <= 0 || (recLen > 0 && len > recLen) || keyAt + len > Math.min(end, file.size())) return null;
+        return file.read(keyAt, (int) len);
     }
 
     /** The v2 record at {@code offset}, decoded (null when it is not one). */
