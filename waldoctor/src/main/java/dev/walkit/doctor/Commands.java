@@ -95,7 +95,8 @@ public final class Commands {
         add("get", "get KEY [--rev R] [-o json|yaml]", "a key's value and fields, at the latest revision or at R; -o: the object decoded whole "
                 + "(a Kubernetes protobuf object, or JSON), as auger decodes it", Set.of("--rev", "--output"), Set.of(), true, Commands::get);
         add("range", "range PREFIX [--rev R] [--limit N] [--keys-only]", "keys under a prefix", Set.of("--rev", "--limit"), Set.of("--keys-only"), true, Commands::range);
-        add("history", "history KEY [--limit N]", "every put and delete of a key with its revision and the previous value (the latest N)", Set.of("--limit"), Set.of(), true, Commands::history);
+        add("history", "history KEY [--limit N] [-o json|yaml]", "every put and delete of a key with its revision and the previous value (the latest N); "
+                + "-o: each version's object decoded whole", Set.of("--limit", "--output"), Set.of(), true, Commands::history);
         add("at", "at R|latest", "view the state at revision R (\"compacted\" below the compact revision)", Set.of(), Set.of(), false, Commands::at);
         add("diff", "diff R1 R2 [--limit N]", "keys created, changed and deleted between two revisions", Set.of("--limit"), Set.of(), false, Commands::diff);
         add("leases", "leases", "rebuilt leases: each lease ID and its live keys", Set.of(), Set.of(), false, Commands::leases);
@@ -285,7 +286,9 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome history(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 1) return usage(out, "usage: history KEY [--limit N]");
+        if (a.positional().size() != 1) return usage(out, "usage: history KEY [--limit N] [-o json|yaml]");
+        String output = a.get("--output");
+        if (output != null && !output.equals("json") && !output.equals("yaml")) return usage(out, "-o takes json or yaml, not '" + output + "'");
         long limit = a.number("--limit", ctx.rows);
         if (limit < 0) return error(out, a.error());
         String key = a.positional().get(0);
@@ -312,7 +315,16 @@ public final class Commands {
         for (KeyValue kv : events) {
             if (ctx.interrupted) return ShellCommand.Outcome.OK;
             String prevText = prev == null ? "none" : "rev " + prev.modRevision() + " " + ValueView.summary(key, prev.value(), ctx.showSecrets);
-            if (kv.isDelete()) {
+            if (output != null) {
+                // Each version's object whole, headed by its revision; a delete has none.
+                out.printf("# rev %d %s%n", kv.modRevision(), kv.isDelete() ? "DELETE" : "PUT version " + kv.version());
+                if (!kv.isDelete()) {
+                    String[] why = new String[1];
+                    String text = ObjectView.render(key, kv.value(), output, ctx.showSecrets, why);
+                    out.println(text != null ? text : "# (not shown: " + why[0] + ")");
+                }
+                prev = kv.isDelete() ? null : kv;
+            } else if (kv.isDelete()) {
                 out.printf(rev + "DELETE   prev_kv: %s%n", kv.modRevision(), prevText);
                 prev = null;
             } else {

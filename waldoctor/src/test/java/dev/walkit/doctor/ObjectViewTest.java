@@ -88,5 +88,9 @@ class ObjectViewTest {
         assertEquals(1, bytes.exit());
         assertEquals("waldoctor get: /registry/other/x at revision 3 is neither a Kubernetes protobuf object (k8s\\0) nor JSON", bytes.err().strip());
         assertEquals(2, WalDoctorTest.run("get", wal.toString(), "/registry/other/x", "-o", "toml").exit());
+        // history -o: each version's object, headed by its revision.
+        WalDoctorTest.Run h = WalDoctorTest.run("history", wal.toString(), "/registry/pods/default/pi-dqtsw", "-o", "yaml");
+        assertEquals(0, h.exit(), h.err());
+        assertTrue(h.out().startsWith("# rev 1 PUT version 1\napiVersion: v1\nkind: Pod\n"), h.out());
     }
 }
