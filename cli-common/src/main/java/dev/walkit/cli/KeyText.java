@@ -2,7 +2,9 @@ package dev.walkit.cli;
 
 /**
  * A key in text output, unambiguous and pasteable: printable ASCII as it is (a backslash doubled), every other
- * byte as {@code \xNN}; {@link #unquote} takes it back (and a key typed as UTF-8 text: its bytes).
+ * byte as {@code \xNN}, and so the space, the quotes and {@code #}, which a shell's line would take for its own: a
+ * printed key pasted back, bare or quoted, is the key. {@link #unquote} takes it back (and a key typed as UTF-8 text:
+ * its bytes).
  */
 public final class KeyText {
     private KeyText() {
@@ -13,7 +15,7 @@ public final class KeyText {
         for (byte x : key) {
             int c = x & 0xff;
             if (c == '\\') b.append("\\\\");
-            else if (c >= 0x20 && c < 0x7f) b.append((char) c);
+            else if (c > 0x20 && c < 0x7f && c != '\'' && c != '"' && c != '#') b.append((char) c);
             else b.append(String.format("\\x%02x", c));
         }
         return b.toString();
