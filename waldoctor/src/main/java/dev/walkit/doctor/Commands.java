@@ -98,7 +98,8 @@ public final class Commands {
         add("history", "history KEY [--limit N] [-o json|yaml]", "every put and delete of a key with its revision and the previous value (the latest N); "
                 + "-o: each version's object decoded whole", Set.of("--limit", "--output"), Set.of(), true, Commands::history);
         add("at", "at R|latest", "view the state at revision R (\"compacted\" below the compact revision)", Set.of(), Set.of(), false, Commands::at);
-        add("diff", "diff R1 R2 [--limit N]", "keys created, changed and deleted between two revisions", Set.of("--limit"), Set.of(), false, Commands::diff);
+        add("diff", "diff R1 R2 [KEY] [--limit N]", "keys created, changed and deleted between two revisions; with KEY, its object's fields "
+                + "that changed (decoded whole, as get -o does)", Set.of("--limit"), Set.of(), false, Commands::diff);
         add("leases", "leases", "rebuilt leases: each lease ID and its live keys", Set.of(), Set.of(), false, Commands::leases);
         add("lease", "lease ID [--limit N]", "the live keys attached to a lease", Set.of("--limit"), Set.of(), false, Commands::lease);
         add("txn", "txn R", "the records of the transaction at revision R", Set.of(), Set.of(), false, Commands::txn);
@@ -358,8 +359,58 @@ public final class Commands {
         return ShellCommand.Outcome.OK;
     }
 
+    /** {@code diff R1 R2 KEY}: the fields of the key's object that differ between the two revisions, path by path. */
+    private static ShellCommand.Outcome diffKey(ShellContext ctx, String key, long r1, long r2, PrintWriter out) {
+        for (long r : new long[] {r1, r2}) {
+            String problem = revisionProblem(ctx, r);
+            if (problem != null) return error(out, problem);
+        }
+        if (ctx.index.history(key) == null) return error(out, "key not found: " + key);
+        java.util.Map<String, String> before = fields(ctx, key, r1);
+        java.util.Map<String, String> after = fields(ctx, key, r2);
+        if (before == null || after == null) {
+            return error(out, key + " at revision " + (before == null ? r1 : r2) + " is not an object this tool decodes (get -o json says why)");
+        }
+        java.util.TreeSet<String> paths = new java.util.TreeSet<>(before.keySet());
+        paths.addAll(after.keySet());
+        int n = 0;
+        for (String p : paths) {
+            String x = before.get(p);
+            String y = after.get(p);
+            if (java.util.Objects.equals(x, y)) continue;
+            if (x == null) out.printf("+ %s: %s%n", p, y);
+            else if (y == null) out.printf("- %s: %s%n", p, x);
+            else out.printf("~ %s: %s -> %s%n", p, x, y);
+            n++;
+        }
+        out.printf("%d field(s) differ between revisions %d and %d%n", n, r1, r2);
+        return ShellCommand.Outcome.OK;
+    }
+
+    /** The key's object at {@code rev} as path → value (an absent key: no fields), or null when its value is no object. */
+    private static java.util.Map<String, String> fields(ShellContext ctx, String key, long rev) {
+        KeyValue kv = ctx.index.get(key, rev);
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        if (kv == null) return out;
+        Object tree = ObjectView.tree(kv.value(), new String[1]);
+        if (tree == null) return null;
+        if (key.startsWith(ValueView.SECRETS) && !ctx.showSecrets) ObjectView.redact(tree);
+        flatten("", tree, out);
+        return out;
+    }
+
+    private static void flatten(String path, Object x, java.util.Map<String, String> out) {
+        if (x instanceof java.util.Map<?, ?> m) {
+            for (java.util.Map.Entry<?, ?> e : m.entrySet()) flatten(path.isEmpty() ? String.valueOf(e.getKey()) : path + "." + e.getKey(), e.getValue(), out);
+        } else if (x instanceof List<?> l) {
+            for (int i = 0; i < l.size(); i++) flatten(path + "[" + i + "]", l.get(i), out);
+        } else {
+            out.put(path, String.valueOf(x));
+        }
+    }
+
     private static ShellCommand.Outcome diff(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 2) return usage(out, "usage: diff R1 R2 [--limit N]");
+        if (a.positional().size() != 2 && a.positional().size() != 3) return usage(out, "usage: diff R1 R2 [KEY] [--limit N]");
         long limit = a.number("--limit", ctx.rows);
         if (limit < 0) return error(out, a.error());
         long r1;
@@ -372,6 +423,7 @@ public final class Commands {
         }
         long compact = ctx.index.state().compactRevision();
         if (Math.min(r1, r2) < compact) return error(out, "revision " + Math.min(r1, r2) + " is compacted (compact revision " + compact + ")");
+        if (a.positional().size() == 3) return diffKey(ctx, a.positional().get(2), r1, r2, out);
         int created = 0;
         int changed = 0;
         int deleted = 0;

@@ -93,4 +93,21 @@ class ObjectViewTest {
         assertEquals(0, h.exit(), h.err());
         assertTrue(h.out().startsWith("# rev 1 PUT version 1\napiVersion: v1\nkind: Pod\n"), h.out());
     }
+
+    /** diff R1 R2 KEY: the object's fields that changed, path by path (JSON values here: a ConfigMap updated). */
+    @Test
+    void diffOfAKeyNamesTheFieldsThatChanged() throws Exception {
+        byte[] k = "/registry/configmaps/default/c".getBytes(StandardCharsets.UTF_8);
+        LogBuilder b = new LogBuilder();
+        b.add(KeyValue.put(k, 1, 1, 1, "{\"kind\":\"ConfigMap\",\"data\":{\"a\":\"1\",\"b\":\"2\"}}".getBytes(StandardCharsets.UTF_8), 0));
+        b.add(KeyValue.put(k, 1, 2, 2, "{\"kind\":\"ConfigMap\",\"data\":{\"a\":\"1\",\"b\":\"3\",\"c\":\"4\"}}".getBytes(StandardCharsets.UTF_8), 0));
+        Path wal = LogBuilder.write(dir, "wal", b.bytes());
+        WalDoctorTest.Run d = WalDoctorTest.run("diff", wal.toString(), "1", "2", "/registry/configmaps/default/c");
+        assertEquals(0, d.exit(), d.err());
+        assertEquals(List.of("~ data.b: 2 -> 3", "+ data.c: 4", "2 field(s) differ between revisions 1 and 2"), d.out().lines().toList());
+        WalDoctorTest.Run none = WalDoctorTest.run("diff", wal.toString(), "1", "2", "/registry/nope");
+        assertEquals(1, none.exit());
+        // Without KEY: the keys that changed, as before.
+        assertTrue(WalDoctorTest.run("diff", wal.toString(), "1", "2").out().contains("changed  /registry/configmaps/default/c"));
+    }
 }
