@@ -171,9 +171,9 @@ final class DiagnosisHtml implements DiagnosisPrinter {
                 .append("</text><text x=\"").append(W + 10).append("\" y=\"").append(height + 25).append("\" text-anchor=\"end\">offset</text></svg></section>\n");
     }
 
+    /** Where the span sits among the revisions, in the words every text report uses. */
     private static String revisionsAround(DamageLocator.Located l) {
-        return "between revisions " + (l.revisionBefore() < 0 ? "-" : String.valueOf(l.revisionBefore())) + " and "
-                + (l.revisionAfter() < 0 ? "-" : String.valueOf(l.revisionAfter()));
+        return dev.walkit.cli.Revision.where(l.revisionBefore(), l.revisionAfter());
     }
 
     /** The damage and findings as a table (what the map's marks say on hover, for copying). */
@@ -189,7 +189,7 @@ final class DiagnosisHtml implements DiagnosisPrinter {
             row(h, s.offset(), s.length(), s.kind().label(), revisionsAround(l), s.describe(), Meaning.of(s.kind()));
         }
         for (Finding f : a.findings()) {
-            row(h, f.offset(), f.length(), f.kind().label(), f.revision() < 0 ? "" : "revision " + f.revision(), f.detail(), Meaning.of(f.kind()));
+            row(h, f.offset(), f.length(), f.kind().label(), "revision " + dev.walkit.cli.Revision.text(f.revision()), f.detail(), Meaning.of(f.kind()));
         }
         h.append("</table></section>\n");
     }

@@ -144,64 +144,36 @@ final class ObjectView {
             d.setWidth(Integer.MAX_VALUE);
             return new Yaml(d).dump(tree).stripTrailing();
         }
-        StringBuilder b = new StringBuilder();
-        json(b, tree, 0);
-        return b.toString();
+        dev.walkit.cli.Json j = new dev.walkit.cli.Json();
+        json(j, tree);
+        return ValueView.prettyJson(j.toString());
     }
 
-    private static void json(StringBuilder b, Object x, int depth) {
+    /** The tree through the tools' one JSON writer (its escaping), indented as every JSON value is shown. */
+    private static void json(dev.walkit.cli.Json j, Object x) {
         if (x instanceof Map<?, ?> m) {
-            if (m.isEmpty()) {
-                b.append("{}");
-                return;
-            }
-            b.append('{');
-            int i = 0;
+            j.beginObject();
             for (Map.Entry<?, ?> e : m.entrySet()) {
-                b.append(i++ > 0 ? "," : "").append('\n').append("  ".repeat(depth + 1));
-                string(b, String.valueOf(e.getKey()));
-                b.append(": ");
-                json(b, e.getValue(), depth + 1);
+                j.name(String.valueOf(e.getKey()));
+                json(j, e.getValue());
             }
-            b.append('\n').append("  ".repeat(depth)).append('}');
+            j.endObject();
         } else if (x instanceof List<?> l) {
-            if (l.isEmpty()) {
-                b.append("[]");
-                return;
-            }
-            b.append('[');
-            for (int i = 0; i < l.size(); i++) {
-                b.append(i > 0 ? "," : "").append('\n').append("  ".repeat(depth + 1));
-                json(b, l.get(i), depth + 1);
-            }
-            b.append('\n').append("  ".repeat(depth)).append(']');
-        } else if (x instanceof Number || x instanceof Boolean) {
-            b.append(x);
+            j.beginArray();
+            for (Object o : l) json(j, o);
+            j.endArray();
+        } else if (x instanceof Double || x instanceof Float) {
+            j.value(((Number) x).doubleValue());
+        } else if (x instanceof Number n) {
+            j.value(n.longValue());
+        } else if (x instanceof Boolean v) {
+            j.value(v);
         } else if (x == null) {
-            b.append("null");
+            j.nullValue();
         } else if (x instanceof byte[] bytes) {
-            string(b, java.util.Base64.getEncoder().encodeToString(bytes));
+            j.value(java.util.Base64.getEncoder().encodeToString(bytes));
         } else {
-            string(b, String.valueOf(x));
+            j.value(String.valueOf(x));
         }
-    }
-
-    private static void string(StringBuilder b, String s) {
-        b.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) b.append(String.format("\\u%04x", (int) c));
-                    else b.append(c);
-                }
-            }
-        }
-        b.append('"');
     }
 }

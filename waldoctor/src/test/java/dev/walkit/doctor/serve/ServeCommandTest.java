@@ -175,6 +175,14 @@ class ServeCommandTest {
         assertEquals("waldoctor serve: --listen nope: not HOST:PORT", r[2].strip());
         r = run("serve", "--listen", "127.0.0.1:0", "--client-cert-auth", SAMPLE.toString());
         assertEquals("2", r[0]);
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            r = run("serve", "--listen", "127.0.0.1:" + taken.getLocalPort(), SAMPLE.toString());
+            assertEquals("4", r[0]);
+            assertTrue(r[2].strip().startsWith("waldoctor serve: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": "), r[2]);
+            assertEquals(1, r[2].strip().lines().count(), r[2]);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
         r = run("serve", "--listen", "127.0.0.1:0", "/nonexistent/wal");
         assertEquals("4", r[0]);
         assertFalse(r[2].contains("Exception"), r[2]);
