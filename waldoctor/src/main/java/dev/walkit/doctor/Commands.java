@@ -632,6 +632,7 @@ public final class Commands {
             out.println("keys whose latest state is uncertain:");
             AccountText.affectedKeys(out, "  ", acc, ctx.rows > 0 ? (int) ctx.rows : Integer.MAX_VALUE);
         }
+        for (LostWindows.Window w : LostWindows.of(ctx.index)) out.println(LostWindows.text(w));
         if (acc.healthy()) out.println("no damage, no finding");
         return ShellCommand.Outcome.OK;
     }

@@ -23,7 +23,7 @@ import java.util.PriorityQueue;
  * printed by one {@link DiagnosisPrinter} per {@code -w} format.
  */
 public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> largest, List<Long> writesPerTenth,
-                        List<Signature> signatures, List<String> next, Account account) {
+                        List<Signature> signatures, List<String> next, List<LostWindows.Window> lostWindows, Account account) {
     public static final String SCHEMA = "walkit.waldoctor.diagnose/v1";
 
     /**
@@ -58,6 +58,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         writesPerTenth = List.copyOf(writesPerTenth);
         signatures = List.copyOf(signatures);
         next = List.copyOf(next);
+        lostWindows = List.copyOf(lostWindows);
     }
 
     public ExitCode exitCode() {
@@ -143,7 +144,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         Diagnosis build() {
             List<Largest> big = largest.stream().map(k -> new Largest(k.key(), k.valueLength())).toList();
             List<Long> tenths = java.util.Arrays.stream(writesPerDecile).boxed().toList();
-            return new Diagnosis(facts(), resources, big, tenths, signatures, next, x.account());
+            return new Diagnosis(facts(), resources, big, tenths, signatures, next, LostWindows.of(x), x.account());
         }
 
         private void recognise() {

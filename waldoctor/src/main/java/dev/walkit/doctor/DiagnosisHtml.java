@@ -75,13 +75,14 @@ final class DiagnosisHtml implements DiagnosisPrinter {
             revisions(h, d);
         }
         damageTable(h, a);
-        if (a.replayed() && a.revisions() != null && (!a.drops().isEmpty() || a.lostUpTo() > 0 || !a.affectedKeys().isEmpty())) {
+        if (a.replayed() && a.revisions() != null && (!a.drops().isEmpty() || a.lostUpTo() > 0 || !a.affectedKeys().isEmpty() || !d.lostWindows().isEmpty())) {
             h.append("<section><h2>What it costs</h2><p>").append(esc(a.revisions().text())).append("</p>");
             if (!a.affectedKeys().isEmpty()) {
                 h.append("<p>" + esc(Character.toUpperCase(AccountText.AFFECTED.charAt(0)) + AccountText.AFFECTED.substring(1)) + ":</p><ul class=\"affected\">");
                 for (byte[] k : a.affectedKeys()) h.append("<li><code>").append(esc(KeyText.quote(k))).append("</code></li>");
                 h.append("</ul>");
             }
+            for (LostWindows.Window w : d.lostWindows()) h.append("<p class=\"window\">").append(esc(LostWindows.text(w))).append("</p>");
             h.append("</section>\n");
         }
         if (!d.signatures().isEmpty()) {

@@ -37,6 +37,13 @@ final class DiagnosisJson implements DiagnosisPrinter {
         AccountJson.lists(j, d.account());
         // Kept under its v1 name: the keys whose latest state is uncertain (affected_keys).
         AccountJson.keys(j, "uncertain_keys", d.account().affectedKeys());
+        j.name("lost_windows").beginArray();
+        for (LostWindows.Window w : d.lostWindows()) {
+            j.beginObject().field("offset", w.offset()).field("from_revision", w.from()).field("to_revision", w.to()).name("written_around").beginObject();
+            w.writtenAround().forEach((r, n) -> j.field(r, n));
+            j.endObject().endObject();
+        }
+        j.endArray();
         j.name("signatures").beginArray();
         for (Diagnosis.Signature g : d.signatures()) j.beginObject().field("name", g.name()).field("explanation", g.explanation()).endObject();
         j.endArray().name("next").beginArray();

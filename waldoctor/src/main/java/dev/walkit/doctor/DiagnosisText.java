@@ -32,13 +32,14 @@ final class DiagnosisText implements DiagnosisPrinter {
         AccountText.storeDamage(out, "  ", a);
         for (DamageLocator.Located l : a.damage()) AccountText.span(out, "  ", l);
         for (Finding x : a.findings()) AccountText.finding(out, "  ", x);
-        if (!a.drops().isEmpty() || a.lostUpTo() > 0 || !a.affectedKeys().isEmpty()) {
+        if (!a.drops().isEmpty() || a.lostUpTo() > 0 || !a.affectedKeys().isEmpty() || !d.lostWindows().isEmpty()) {
             out.printf("== what it costs%n  %s%n", a.revisions().text());
         }
         if (!a.affectedKeys().isEmpty()) {
             out.printf("  %s:%n", AccountText.AFFECTED);
             AccountText.affectedKeys(out, "    ", a, KEYS_SHOWN);
         }
+        for (LostWindows.Window w : d.lostWindows()) out.printf("  %s%n", LostWindows.text(w));
         if (!d.signatures().isEmpty()) {
             out.printf("== known signatures%n");
             for (Diagnosis.Signature g : d.signatures()) out.printf("  %s: %s%n", g.name(), g.explanation());

@@ -469,6 +469,18 @@ public final class LogIndex implements Closeable {
         return id - first;
     }
 
+    /** The keys transaction {@code i} wrote (a v2 log's; none for another form). */
+    List<byte[]> txnKeys(int i) {
+        if (format != WalFormat.V2) return List.of();
+        int first = applied.transactionStart(i);
+        List<byte[]> out = new java.util.ArrayList<>();
+        for (int k = 0, n = txnRecords(i); k < n; k++) {
+            KeyValue kv = recordAt(applied.offset(first + k));
+            if (kv != null) out.add(kv.key());
+        }
+        return out;
+    }
+
     public long txnRevision(int i) {
         return applied.revision(applied.transactionStart(i));
     }

@@ -48,6 +48,39 @@ class WalDoctorTest {
         return out;
     }
 
+    /**
+     * Revisions lost in zeroed bytes, whose keys no byte names: the report says the window and the resources the ten
+     * transactions on each side wrote, in text, JSON and the shell's damage.
+     */
+    @Test
+    void aLostWindowIsNamedWithTheResourcesWrittenAroundIt() throws Exception {
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        RecordEncoder enc = new RecordEncoder();
+        long[] at = new long[31];
+        for (int rev = 1; rev <= 30; rev++) {
+            String res = rev <= 10 ? "pods" : rev <= 20 ? "configmaps" : "leases";
+            at[rev] = log.size();
+            log.writeBytes(enc.encode(KeyValue.put(("/registry/" + res + "/default/x-" + rev).getBytes(StandardCharsets.UTF_8), rev, rev, 1,
+                    "{}".getBytes(StandardCharsets.UTF_8), 0)));
+        }
+        byte[] b = log.toByteArray();
+        Arrays.fill(b, (int) at[15], (int) at[17], (byte) 0); // revisions 15 and 16, configmaps
+        Path wal = Files.write(dir.resolve("wal"), b);
+        String line = "revisions 15..16 (2) lost in the damaged bytes at offset " + String.format("%,d", at[15])
+                + ": what they wrote cannot be read (beyond any key named above); written just before and after (10 transactions each side):"
+                + " configmaps 8, leases 6, pods 6";
+        Run r = run("diagnose", wal.toString());
+        assertEquals(3, r.exit(), r.err());
+        assertTrue(r.out().contains("\n  " + line + "\n"), r.out());
+        JsonNode w = run("diagnose", "-w", "json", wal.toString()).json().get("lost_windows");
+        assertEquals(1, w.size());
+        assertEquals(15, w.get(0).get("from_revision").asLong());
+        assertEquals(16, w.get(0).get("to_revision").asLong());
+        assertEquals(at[15], w.get(0).get("offset").asLong());
+        assertEquals("{\"configmaps\":8,\"leases\":6,\"pods\":6}", w.get(0).get("written_around").toString());
+        assertTrue(run("damage", wal.toString()).out().contains(line + "\n"));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"small", "small-torn-tail", "small-compacted", "small-crc-range-bug"})
     void diagnoseMatchesGolden(String name) throws Exception {

@@ -28,6 +28,14 @@ public class AccountListener implements Replayer.Listener {
         default byte[] legibleKey(long from, long to) {
             return null;
         }
+
+        /**
+         * The key legible at the start of bytes that form no record, when they start as a record would (a header in the
+         * writer's canonical form: the record that random bytes overwrote from within), or null (by default).
+         */
+        default byte[] claimedKey(long from, long to) {
+            return null;
+        }
     }
 
     private final List<DamageLocator.Located> damage = new ArrayList<>();
@@ -115,9 +123,14 @@ public class AccountListener implements Replayer.Listener {
         if (keysIn != null) {
             for (DamageLocator.Located l : damage) {
                 DamageKind kind = l.span().kind();
-                // A span where a record starts: its CRC, its header or its end damaged; not bytes that form no record.
-                if (kind == DamageKind.GARBAGE_SPAN || kind == DamageKind.CRC_RANGE_BUG) continue;
-                byte[] k = keysIn.legibleKey(l.span().offset(), l.span().end());
+                // A span where a record starts: its CRC, its header or its end damaged; bytes that form no record only
+                // when they start as the writer lays a header out (a record overwritten from within).
+                if (kind == DamageKind.CRC_RANGE_BUG) continue;
+                // Such a key counts only when the log wrote it elsewhere: an overwrite that starts inside the key leaves
+                // a key that never was.
+                byte[] k = kind == DamageKind.GARBAGE_SPAN ? keysIn.claimedKey(l.span().offset(), l.span().end())
+                        : keysIn.legibleKey(l.span().offset(), l.span().end());
+                if (k != null && kind == DamageKind.GARBAGE_SPAN && index.get(k) == null) k = null;
                 if (k != null && noLaterWrite(index, k, l.revisionBefore() + 1)) uncertain.add(k);
             }
         }
