@@ -27,8 +27,9 @@ import java.util.concurrent.Callable;
 
 /** {@code waldoctor}: the incident report, an interactive shell, and the shell's commands one-shot. */
 @Command(name = "waldoctor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = {"The first thing to run during an incident: what this WAL is, what is wrong with it, what it costs, "
-                + "and what to run next (diagnose); then look around (shell, or one command at a time)."},
+        description = {"The first thing to run during an incident: what this store is (a WAL, an etcd db or data directory, a kine "
+                + "state.db), what is wrong with it, what it costs, and what to run next (diagnose); then look around (shell, or "
+                + "one command at a time), or serve it over etcd's API (serve)."},
         subcommands = {WalDoctor.Diagnose.class, WalDoctor.ShellCmd.class, Serve.class, picocli.AutoComplete.GenerateCompletion.class})
 public final class WalDoctor implements Callable<Integer> {
     @Spec
@@ -50,7 +51,7 @@ public final class WalDoctor implements Callable<Integer> {
             if (c.name().equals("quit") || c.name().equals("help")) continue;
             CommandLine sub = new CommandLine(new OneShot(c));
             sub.setUnmatchedOptionsArePositionalParams(true);
-            sub.getCommandSpec().usageMessage().description(c.help(), "Shell form: " + c.usage());
+            sub.getCommandSpec().usageMessage().description(sentence(c.help()), "(In the shell: " + c.usage() + ")");
             cl.addSubcommand(c.name(), sub);
         }
         return Cli.configure(cl, out, err);
@@ -96,7 +97,7 @@ public final class WalDoctor implements Callable<Integer> {
         @Mixin
         WriteOut writeOut;
 
-        @Parameters(paramLabel = "PATH", description = "A WAL file or data directory.")
+        @Parameters(paramLabel = "PATH", description = "A WAL file, an etcd db or data directory, or a kine state.db.")
         Path path;
 
         @Option(names = "--report", paramLabel = "FILE.html", description = "Also write the report as one self-contained HTML page "
@@ -158,7 +159,7 @@ public final class WalDoctor implements Callable<Integer> {
         @Option(names = "--show-secrets", description = "Show values under /registry/secrets/ (redacted by default).")
         boolean showSecrets;
 
-        @Parameters(paramLabel = "PATH", description = "A WAL file or data directory.")
+        @Parameters(paramLabel = "PATH", description = "A WAL file, an etcd db or data directory, or a kine state.db.")
         Path path;
 
         @Override
@@ -239,5 +240,13 @@ public final class WalDoctor implements Callable<Integer> {
                 };
             });
         }
+    }
+
+    /** A shell command's help as a sentence for --help: capitalised, ended with a full stop. */
+    static String sentence(String help) {
+        String h = help.strip();
+        if (h.isEmpty()) return h;
+        h = Character.toUpperCase(h.charAt(0)) + h.substring(1);
+        return h.matches("(?s).*[.):?!]$") ? h : h + ".";
     }
 }

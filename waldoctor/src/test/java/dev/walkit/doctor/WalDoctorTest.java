@@ -244,7 +244,7 @@ class WalDoctorTest {
         assertTrue(h.out().contains("rev 134") && h.out().contains("rev 203") && h.out().contains("prev_kv: rev 134"), h.out());
         Run help = run("get", "--help");
         assertEquals(0, help.exit());
-        assertTrue(help.out().contains("Shell form: get KEY [--rev R]"), help.out());
+        assertTrue(help.out().contains("(In the shell: get KEY [--rev R]"), help.out());
     }
 
     @Test

@@ -23,8 +23,10 @@ import java.util.concurrent.Callable;
 /** {@code walverify}: streaming verification of a WAL for runbooks and CI. */
 @Command(name = "walverify", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
         subcommands = picocli.AutoComplete.GenerateCompletion.class,
-        description = {"Verify a WAL file (or a data directory's wal) without modifying it.",
-                "Levels: frame = header sanity + CRC; decode (default) = also the KeyValue decode and header consistency;",
+        description = {"Verify a store without modifying it: a WAL file (or a data directory's wal), etcd's db (a snapshot, "
+                + "or a data directory's member/snap/db) or kine's SQLite state.db.",
+                "Levels: frame = header sanity + CRC (a db: its pages); decode (default) = also the KeyValue decode and header "
+                + "consistency (a db: every revision's record);",
                 "semantic = also the replay rules: revision order, transactions, create_revision/version, snapshot prefix."})
 public final class WalVerify implements Callable<Integer> {
     /** The JSON schema version of --json and --jsonl. */
@@ -46,7 +48,7 @@ public final class WalVerify implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "Print nothing; the exit code tells.")
     boolean quiet;
 
-    @Parameters(paramLabel = "PATH", description = "A WAL file, or a data directory holding 'wal'.")
+    @Parameters(paramLabel = "PATH", description = "A WAL file or a directory holding 'wal'; an etcd db or data directory; a kine state.db.")
     Path path;
 
     public static void main(String[] args) {

@@ -1,0 +1,64 @@
+package dev.walkit.runbooks;
+
+import dev.walkit.cli.DocGen;
+import dev.walkit.format.Fixtures;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every command's {@code --help}, word for word, against {@code docs/help/COMMAND.txt} (so that a change to what a
+ * tool says shows in review; {@code -Dgolden.update=true} rewrites them), and what help must not do: a description
+ * that stops mid-sentence, or a tool that reads every store described as reading a WAL only.
+ */
+class HelpGoldenTest {
+    static final Path DIR = Fixtures.root().resolve("docs/help");
+
+    @ParameterizedTest
+    @ValueSource(strings = {"dev.walkit.verify.WalVerify", "dev.walkit.doctor.WalDoctor", "dev.walkit.recover.WalRecover",
+            "dev.walkit.migrate.WalMigrate"})
+    void everyCommandsHelpIsItsGoldenAndEverySentenceEnds(String mainClass) throws Exception {
+        List<CommandLine> all = new ArrayList<>();
+        collect(DocGen.commandLine(mainClass), all);
+        for (CommandLine cl : all) {
+            String name = cl.getCommandSpec().qualifiedName("-");
+            String text = cl.getUsageMessage(CommandLine.Help.Ansi.OFF);
+            Path golden = DIR.resolve(name + ".txt");
+            if (Boolean.getBoolean("golden.update")) {
+                Files.createDirectories(DIR);
+                Files.writeString(golden, text);
+            }
+            assertTrue(Files.exists(golden), golden + " is missing: run with -Dgolden.update=true and review it");
+            assertEquals(Files.readString(golden), text, name + " --help (docs/help/" + name + ".txt)");
+            List<String> descriptions = new ArrayList<>();
+            descriptions.add(String.join(" ", cl.getCommandSpec().usageMessage().description()));
+            cl.getCommandSpec().options().forEach(o -> descriptions.add(String.join(" ", o.description())));
+            cl.getCommandSpec().positionalParameters().forEach(p -> descriptions.add(String.join(" ", p.description())));
+            for (String d : descriptions) {
+                String t = d.strip();
+                if (t.isEmpty() || name.endsWith("generate-completion")) continue;
+                assertTrue(t.matches("(?s).*[.):?!]$") || t.endsWith("%n"), name + ": a description that does not end a sentence: «" + t + "»");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"walverify", "waldoctor", "walmigrate"})
+    void toolsThatReadEveryStoreSaySo(String tool) throws Exception {
+        String text = Files.readString(DIR.resolve(tool + ".txt")).replaceAll("\\s+", " ");
+        assertTrue(text.contains("etcd") && text.contains("kine"), tool + " --help names only a WAL: " + text);
+    }
+
+    private static void collect(CommandLine cl, List<CommandLine> out) {
+        out.add(cl);
+        for (CommandLine sub : cl.getSubcommands().values()) collect(sub, out);
+    }
+}
