@@ -103,6 +103,12 @@ public final class DocGen {
                 .append(".TP\n.B JAVA_OPTS\nExtra JVM options, e.g. \\fB\\-Xmx8g\\fR for a log with very many live keys.\n")
                 .append(".TP\n.B NO_COLOR\nSet: no colour in help.\n")
                 .append(".TP\n.B WALKIT_DEBUG\n1: print the stack trace of an internal error.\n");
+        if (name.equals("waldoctor")) {
+            m.append(".TP\n.B XDG_STATE_HOME\nWhere the shell keeps its history (an absolute path; else \\fB$HOME/.local/state\\fR).\n");
+            m.append(".SH FILES\n.TP\n.I $XDG_STATE_HOME/walkit/waldoctor_history\n")
+                    .append("The shell's history (else \\fI$HOME/.local/state/walkit/waldoctor_history\\fR), made mode 0600 as psql and bash make theirs; ")
+                    .append("where it cannot be written the shell says so once and keeps the history in memory.\n");
+        }
         m.append(".SH SEE ALSO\n");
         List<String> others = new ArrayList<>(List.of("walverify", "waldoctor", "walrecover", "walmigrate"));
         others.remove(name);

@@ -57,6 +57,16 @@ class HelpGoldenTest {
         assertTrue(text.contains("etcd") && text.contains("kine"), tool + " --help names only a WAL: " + text);
     }
 
+    /** The shell's history file, where man(1) readers look for it: FILES, and XDG_STATE_HOME under ENVIRONMENT. */
+    @org.junit.jupiter.api.Test
+    void waldoctorsManPageNamesTheHistoryFile() throws Exception {
+        String man = DocGen.manPage(DocGen.commandLine("dev.walkit.doctor.WalDoctor"));
+        String files = man.substring(man.indexOf(".SH FILES"), man.indexOf(".SH SEE ALSO"));
+        assertTrue(files.contains("$XDG_STATE_HOME/walkit/waldoctor_history") && files.contains("$HOME/.local/state/walkit/waldoctor_history")
+                && files.contains("0600"), files);
+        assertTrue(man.substring(man.indexOf(".SH ENVIRONMENT")).contains(".B XDG_STATE_HOME"), man);
+    }
+
     private static void collect(CommandLine cl, List<CommandLine> out) {
         out.add(cl);
         for (CommandLine sub : cl.getSubcommands().values()) collect(sub, out);
