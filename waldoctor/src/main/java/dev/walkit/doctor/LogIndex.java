@@ -555,7 +555,7 @@ public final class LogIndex implements Closeable {
                 } finally {
                     check.join();
                 }
-                return new Source(Store.Kind.KINE, db, null, sum, sum.store(db, java.nio.file.Files.size(db), KineCheck.damage(check.join(), sum)));
+                return new Source(Store.Kind.KINE, db, null, sum, sum.store(db, java.nio.file.Files.size(db), KineCheck.damage(k, check.join(), sum), k.wal().facts()));
             }
         }, progress);
     }

@@ -37,7 +37,7 @@ public final class KineCheck {
         } finally {
             quick = check.join(); // before the copy is deleted, whatever the replay met
         }
-        return Account.ofForm(sum[0].store(stateDb, Files.size(stateDb), damage(quick, sum[0])), r, listener);
+        return Account.ofForm(sum[0].store(stateDb, Files.size(stateDb), damage(db, quick, sum[0]), db.wal().facts()), r, listener);
     }
 
     /** {@link #quickCheck} started on a thread of its own (join it before the copy is closed). */
@@ -45,9 +45,13 @@ public final class KineCheck {
         return CompletableFuture.supplyAsync(() -> quickCheck(db));
     }
 
-    /** The store's damage: {@code quickCheck}'s lines, then the rows a damaged page of the table held. */
-    public static List<String> damage(List<String> quickCheck, KineHistoryWal.Summary summary) {
-        List<String> all = new ArrayList<>(quickCheck);
+    /**
+     * The store's damage: the committed transactions its -wal lost ({@link dev.walkit.format.sqlite.SqliteWalCheck}),
+     * {@code quickCheck}'s lines, then the rows a damaged page of the table held.
+     */
+    public static List<String> damage(KineDb db, List<String> quickCheck, KineHistoryWal.Summary summary) {
+        List<String> all = new ArrayList<>(db.wal().damage());
+        all.addAll(quickCheck);
         all.addAll(summary.unreadable());
         return all;
     }

@@ -28,8 +28,10 @@ public final class KineDb implements AutoCloseable {
     private final Path source;
     private final Path copyDir;
     private final Connection connection;
+    private final dev.walkit.format.sqlite.SqliteWalCheck.State wal;
 
-    private KineDb(Path source, Path copyDir, Connection connection) {
+    private KineDb(Path source, Path copyDir, Connection connection, dev.walkit.format.sqlite.SqliteWalCheck.State wal) {
+        this.wal = wal;
         this.source = source;
         this.copyDir = copyDir;
         this.connection = connection;
@@ -59,7 +61,9 @@ public final class KineDb implements AutoCloseable {
                 Path side = stateDb.resolveSibling(stateDb.getFileName() + suffix);
                 if (Files.exists(side)) Files.copy(side, dir.resolve("state.db" + suffix));
             }
-            return new KineDb(stateDb, dir, mapped(connect(copy)));
+            // The -wal and -shm as kine left them, before a connection of ours recovers (and rewrites) the -shm.
+            dev.walkit.format.sqlite.SqliteWalCheck.State wal = dev.walkit.format.sqlite.SqliteWalCheck.inspect(copy);
+            return new KineDb(stateDb, dir, mapped(connect(copy)), wal);
         } catch (SQLException e) {
             deleteTree(dir);
             throw new IOException(stateDb + ": not a kine database: " + e.getMessage(), e);
@@ -125,6 +129,11 @@ public final class KineDb implements AutoCloseable {
     private static final byte[] COMPACT_REV_KEY = "compact_rev_key".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] COMPACT_REV_KEY_APISERVER = "compact_rev_key_apiserver".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] GAP = "gap-".getBytes(StandardCharsets.US_ASCII);
+
+    /** The -wal's state as kine left it, and the committed transactions it lost ({@link dev.walkit.format.sqlite.SqliteWalCheck}). */
+    public dev.walkit.format.sqlite.SqliteWalCheck.State wal() {
+        return wal;
+    }
 
     public Connection connection() {
         return connection;

@@ -38,9 +38,9 @@ public final class KineHistoryWal {
          * The db as the one account names it ({@link dev.walkit.format.account.Store}): its size, its rows, its own
          * facts, and {@code damage} (what SQLite's check found, then the rows it could not read).
          */
-        public dev.walkit.format.account.Store store(java.nio.file.Path path, long bytes, List<String> damage) {
+        public dev.walkit.format.account.Store store(java.nio.file.Path path, long bytes, List<String> damage, String walFacts) {
             return new dev.walkit.format.account.Store(dev.walkit.format.account.Store.Kind.KINE, path, bytes, "kine", rows, -1,
-                    String.format("SQLite, %d row(s); kine keeps no version: versions counted from the rows kept; a lease is its TTL", rows), damage);
+                    String.format("SQLite, %d row(s), %s; kine keeps no version: versions counted from the rows kept; a lease is its TTL", rows, walFacts), damage);
         }
     }
 

@@ -81,7 +81,7 @@ final class SqliteWal {
     }
 
     /** SQLite's WAL checksum over {@code length} bytes (a multiple of 8) of {@code b} from {@code at}, from s0, s1. */
-    private static int[] checksum(ByteBuffer b, int at, int length, ByteOrder words, int s0, int s1) {
+    static int[] checksum(ByteBuffer b, int at, int length, ByteOrder words, int s0, int s1) {
         ByteBuffer w = b.duplicate().order(words);
         for (int i = at; i < at + length; i += 8) {
             s0 += w.getInt(i) + s1;
