@@ -232,9 +232,20 @@ public final class Commands {
         return ShellCommand.Outcome.OK;
     }
 
+    /** A version as a fact, or {@code ≥2 (a lower bound: …)} where the store does not know it ({@link LogIndex#versionIsLowerBound}). */
+    static String versionText(LogIndex index, KeyValue kv) {
+        return index.versionIsLowerBound(kv) ? "\u2265" + kv.version() + " (a lower bound: kine keeps no version, and its compaction removed this key's create row)"
+                : String.valueOf(kv.version());
+    }
+
+    /** {@code 3}, or {@code ≥3} where it is a lower bound. */
+    static String shortVersion(LogIndex index, KeyValue kv) {
+        return (index.versionIsLowerBound(kv) ? "\u2265" : "") + kv.version();
+    }
+
     static void printKv(ShellContext ctx, String key, KeyValue kv, PrintWriter out) {
-        out.printf("key: %s%ncreate_revision: %d%nmod_revision: %d%nversion: %d%nlease: %d%nvalue:%n%s%n", key, kv.createRevision(),
-                kv.modRevision(), kv.version(), kv.lease(), ValueView.render(key, kv.value(), ctx.showSecrets));
+        out.printf("key: %s%ncreate_revision: %d%nmod_revision: %d%nversion: %s%nlease: %d%nvalue:%n%s%n", key, kv.createRevision(),
+                kv.modRevision(), versionText(ctx.index, kv), kv.lease(), ValueView.render(key, kv.value(), ctx.showSecrets));
     }
 
     private static ShellCommand.Outcome get(ShellContext ctx, Args a, PrintWriter out) {
@@ -318,7 +329,7 @@ public final class Commands {
             String prevText = prev == null ? "none" : "rev " + prev.modRevision() + " " + ValueView.summary(key, prev.value(), ctx.showSecrets);
             if (output != null) {
                 // Each version's object whole, headed by its revision; a delete has none.
-                out.printf("# rev %d %s%n", kv.modRevision(), kv.isDelete() ? "DELETE" : "PUT version " + kv.version());
+                out.printf("# rev %d %s%n", kv.modRevision(), kv.isDelete() ? "DELETE" : "PUT version " + shortVersion(ctx.index, kv));
                 if (!kv.isDelete()) {
                     String[] why = new String[1];
                     String text = ObjectView.render(key, kv.value(), output, ctx.showSecrets, why);
@@ -329,7 +340,7 @@ public final class Commands {
                 out.printf(rev + "DELETE   prev_kv: %s%n", kv.modRevision(), prevText);
                 prev = null;
             } else {
-                out.printf(rev + "PUT      version %d, create %d, lease %d: %s%n" + indent + "prev_kv: %s%n", kv.modRevision(), kv.version(),
+                out.printf(rev + "PUT      version %s, create %d, lease %d: %s%n" + indent + "prev_kv: %s%n", kv.modRevision(), shortVersion(ctx.index, kv),
                         kv.createRevision(), kv.lease(), ValueView.summary(key, kv.value(), ctx.showSecrets), prevText);
                 prev = kv;
             }

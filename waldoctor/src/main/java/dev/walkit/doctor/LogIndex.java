@@ -268,6 +268,20 @@ public final class LogIndex implements Closeable {
         return s == null ? null : history(s);
     }
 
+    /**
+     * Whether {@code kv}'s version is a lower bound, not a fact: kine keeps no version, and where its compaction removed
+     * the key's create row ({@link dev.walkit.format.kine.KineHistoryWal#LOWER_BOUND_VERSION}) the count cannot start
+     * from it. A WAL's and an etcd db's versions are stored: exact.
+     */
+    public boolean versionIsLowerBound(KeyValue kv) {
+        long compact = state.compactRevision();
+        if (source().kine() == null || compact <= 0 || kv.isDelete() || kv.createRevision() > compact) return false;
+        History h = history(dev.walkit.cli.KeyText.quote(kv.key()));
+        if (h == null) return false;
+        for (int i = 0; i < h.size; i++) if (h.revisions[i] == kv.createRevision()) return false; // its create row is kept
+        return true;
+    }
+
     /** The key's history read out of its chain, oldest first. */
     History history(HistoryState s) {
         History h = new History(s.count);

@@ -78,7 +78,7 @@ final class StructuredOutput {
             Json j = new Json().beginObject().field("schema", SCHEMA).field("command", command)
                     .field("revision", rev == Long.MAX_VALUE ? ctx.index.state().revision() : rev);
             j.name("kvs").beginArray();
-            for (KeyValue kv : kvs) kvJson(j, kv, keysOnly, ctx.showSecrets);
+            for (KeyValue kv : kvs) kvJson(j, kv, keysOnly, ctx.showSecrets, ctx.index.versionIsLowerBound(kv));
             j.endArray().field("count", kvs.size()).field("more", more);
             out.println(j.endObject());
         } else {
@@ -87,7 +87,8 @@ final class StructuredOutput {
                 String k = dev.walkit.cli.KeyText.quote(kv.key());
                 if (keysOnly) t.row(k);
                 else if (kv.isDelete()) t.row(k, "DELETE", kv.modRevision(), null, null, null, null);
-                else t.row(k, "PUT", kv.modRevision(), kv.createRevision(), kv.version(), kv.lease(), ValueView.summary(k, kv.value(), ctx.showSecrets));
+                else t.row(k, "PUT", kv.modRevision(), kv.createRevision(), Commands.shortVersion(ctx.index, kv), kv.lease(),
+                        ValueView.summary(k, kv.value(), ctx.showSecrets));
             }
             t.print(out);
             if (more) out.println("… (--limit " + limit + ")");
@@ -96,7 +97,7 @@ final class StructuredOutput {
         return ExitCode.OK.code();
     }
 
-    private static void kvJson(Json j, KeyValue kv, boolean keysOnly, boolean showSecrets) {
+    private static void kvJson(Json j, KeyValue kv, boolean keysOnly, boolean showSecrets, boolean versionLowerBound) {
         String key = dev.walkit.cli.KeyText.quote(kv.key());
         j.beginObject().field("key", key).field("key_base64", java.util.Base64.getEncoder().encodeToString(kv.key()));
         if (keysOnly) {
@@ -106,7 +107,10 @@ final class StructuredOutput {
         j.field("type", kv.isDelete() ? "DELETE" : "PUT").field("mod_revision", kv.modRevision());
         if (!kv.isDelete()) {
             boolean redact = key.startsWith(ValueView.SECRETS) && !showSecrets;
-            j.field("create_revision", kv.createRevision()).field("version", kv.version()).field("lease", kv.lease()).field("value_bytes", kv.value().length);
+            j.field("create_revision", kv.createRevision()).field("version", kv.version());
+            // kine keeps no version: where its compaction removed the key's create row, the version is a lower bound.
+            if (versionLowerBound) j.field("version_lower_bound", true);
+            j.field("lease", kv.lease()).field("value_bytes", kv.value().length);
             if (redact) j.field("value_redacted", true);
             else j.field("value_hex", HexFormat.of().formatHex(kv.value()));
             ValueView.K8sObject o = redact ? null : ValueView.k8s(kv.value());

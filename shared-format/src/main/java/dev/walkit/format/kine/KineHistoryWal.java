@@ -22,11 +22,18 @@ import java.util.TreeMap;
  * the compact revision (compact_rev_key's prev_revision) are what kine's compaction left: each key's latest
  * there, unless deleted, is the snapshot prefix; every row above it is a transaction of one record: a create
  * (created=1: create_revision is its id), an update (create_revision as stored), or a delete. kine keeps no
- * version: each key's is counted from the first of its rows kept, 1 in the prefix, at a create (a row whose
+ * version: each key's is counted from the first of its rows kept, 1 in the prefix for a create and 2, a lower bound,
+ * for a key whose create the compaction removed; 1 at a create (a row whose
  * create_revision is its own id) or after a delete, one more at each update; by a sink that keeps each key's state
  * (replay: {@link RecordSink#countsVersions}), else here by the same rule. The lease is kine's lease column, the TTL in seconds (kine's lease ID is its TTL).
  */
 public final class KineHistoryWal {
+    /**
+     * The version given to a key whose create row kine's compaction removed: at least a create and this update. Its
+     * true version is unknown (kine keeps none); every later update counts on from it, a lower bound too.
+     */
+    public static final long LOWER_BOUND_VERSION = 2;
+
     /** What the conversion found. */
     public record Summary(long rows, long compactRevision, long snapshotKeys, long lastRevision, List<String> unreadable) {
         /** {@code unreadable}: the rows SQLite could not read (a damaged page of the table), each as a report line names them. */
@@ -147,8 +154,12 @@ public final class KineHistoryWal {
                     snapshot.remove(key);
                     if (!counts) versions.delete(key);
                 } else {
-                    snapshot.put(key, new Rec(KeyValue.put(key, create, id, 1, value, lease), valueLength));
-                    if (!counts) versions.put(key, true);
+                    // A key's latest row at the compact revision: version 1 when it is the create; else its earlier
+                    // rows are gone with the compaction, and 2 is a lower bound (a create and this update), which
+                    // the tools mark as one (LOWER_BOUND_VERSION).
+                    long version = create == id ? 1 : LOWER_BOUND_VERSION;
+                    snapshot.put(key, new Rec(KeyValue.put(key, create, id, version, value, lease), valueLength));
+                    if (!counts) versions.set(key, version);
                 }
                 return;
             }

@@ -19,6 +19,11 @@ public final class KeyVersions {
         return version;
     }
 
+    /** {@code key}'s version is {@code version} (a snapshot record's, as stored). */
+    public void set(byte[] key, long version) {
+        keys.put(ref(key), 0, version);
+    }
+
     /** {@code key} is deleted: its next put is version 1. */
     public void delete(byte[] key) {
         keys.delete(ref(key));
