@@ -46,11 +46,14 @@ public final class KineCheck {
     }
 
     /**
-     * The store's damage: the committed transactions its -wal lost ({@link dev.walkit.format.sqlite.SqliteWalCheck}),
+     * The store's damage: what SQLite refused and the rows read from the pages instead ({@link KineSalvage}), the
+     * committed transactions its -wal lost ({@link dev.walkit.format.sqlite.SqliteWalCheck}),
      * {@code quickCheck}'s lines, then the rows a damaged page of the table held.
      */
     public static List<String> damage(KineDb db, List<String> quickCheck, KineHistoryWal.Summary summary) {
-        List<String> all = new ArrayList<>(db.wal().damage());
+        List<String> all = new ArrayList<>();
+        if (db.salvage() != null) all.add(db.salvage().damage(db.source().getFileName().toString()));
+        all.addAll(db.wal().damage());
         all.addAll(quickCheck);
         all.addAll(summary.unreadable());
         return all;

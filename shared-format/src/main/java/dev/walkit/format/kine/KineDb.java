@@ -29,9 +29,11 @@ public final class KineDb implements AutoCloseable {
     private final Path copyDir;
     private final Connection connection;
     private final dev.walkit.format.sqlite.SqliteWalCheck.State wal;
+    private final KineSalvage.Result salvage;
 
-    private KineDb(Path source, Path copyDir, Connection connection, dev.walkit.format.sqlite.SqliteWalCheck.State wal) {
+    private KineDb(Path source, Path copyDir, Connection connection, dev.walkit.format.sqlite.SqliteWalCheck.State wal, KineSalvage.Result salvage) {
         this.wal = wal;
+        this.salvage = salvage;
         this.source = source;
         this.copyDir = copyDir;
         this.connection = connection;
@@ -63,7 +65,20 @@ public final class KineDb implements AutoCloseable {
             }
             // The -wal and -shm as kine left them, before a connection of ours recovers (and rewrites) the -shm.
             dev.walkit.format.sqlite.SqliteWalCheck.State wal = dev.walkit.format.sqlite.SqliteWalCheck.inspect(copy);
-            return new KineDb(stateDb, dir, mapped(connect(copy)), wal);
+            // Where SQLite refuses the file (its header, the table's root or an end leaf damaged, the file cut short),
+            // the rows are read out of its pages into a new database, and that is what is read.
+            String refusal = sniff(copy) ? refusal(copy) : "its first 16 bytes are not SQLite's header";
+            KineSalvage.Result salvage = null;
+            if (refusal != null) {
+                Path damaged = dir.resolve("damaged.db");
+                for (String suffix : new String[] {"", "-wal", "-shm"}) {
+                    Path f = dir.resolve("state.db" + suffix);
+                    if (Files.exists(f)) Files.move(f, dir.resolve("damaged.db" + suffix));
+                }
+                salvage = KineSalvage.salvage(damaged, refusal, copy);
+                if (salvage.rows() == 0) throw new IOException(stateDb + ": not a kine database: " + refusal + ", and no page holds a row of kine's table");
+            }
+            return new KineDb(stateDb, dir, mapped(connect(copy)), wal, salvage);
         } catch (SQLException e) {
             deleteTree(dir);
             throw new IOException(stateDb + ": not a kine database: " + e.getMessage(), e);
@@ -71,6 +86,65 @@ public final class KineDb implements AutoCloseable {
             deleteTree(dir);
             throw e;
         }
+    }
+
+    /**
+     * What SQLite says when it is asked for kine's table and its first and last rows (its header, schema, the table's
+     * root and the leaves at both ends: where a reader starts), on a read-only connection that leaves the copy as it is;
+     * null when it answers, or when the file has no kine table (not a kine database: said later).
+     */
+    private static String refusal(Path copy) {
+        java.util.Properties ro = new java.util.Properties();
+        ro.setProperty("open_mode", "1"); // sqlite-jdbc's SQLiteConfig.setReadOnly: SQLITE_OPEN_READONLY
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy, ro); Statement s = c.createStatement()) {
+            try (java.sql.ResultSet r = s.executeQuery("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kine'")) {
+                if (!r.next()) return null;
+            }
+            // The table itself (NOT INDEXED): an index on id answers these without reading a page of the table.
+            try (java.sql.ResultSet r = s.executeQuery("SELECT (SELECT id FROM kine NOT INDEXED ORDER BY id LIMIT 1), "
+                    + "(SELECT id FROM kine NOT INDEXED ORDER BY id DESC LIMIT 1)")) {
+                r.next();
+            }
+            long pages;
+            long pageSize;
+            try (java.sql.ResultSet r = s.executeQuery("PRAGMA page_count")) {
+                pages = r.next() ? r.getLong(1) : 0;
+            }
+            try (java.sql.ResultSet r = s.executeQuery("PRAGMA page_size")) {
+                pageSize = r.next() ? r.getLong(1) : 0;
+            }
+            // A file cut short: SQLite reads the missing pages as zeros, and may say nothing.
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(copy)) {
+                long have = ch.size() / Math.max(1, pageSize);
+                if (pages > have && !walHolds(copy, have, pages)) return "the file holds " + have + " of the " + pages + " pages SQLite counts: cut short";
+            }
+            return null;
+        } catch (IOException e) {
+            return e.getMessage();
+        } catch (SQLException e) {
+            String m = e.getMessage();
+            if (m == null) return e.toString();
+            // sqlite-jdbc's "[SQLITE_CORRUPT] The database disk image is malformed (database disk image is malformed)": once.
+            m = m.replaceFirst("^\\[SQLITE_[A-Z_]+\\]\\s*", "");
+            java.util.regex.Matcher twice = java.util.regex.Pattern.compile("^(.*) \\((.*)\\)$").matcher(m);
+            return twice.matches() && twice.group(1).equalsIgnoreCase(twice.group(2)) ? twice.group(2) : m;
+        }
+    }
+
+    /** Whether the committed frames of {@code copy}'s -wal hold every page from {@code from} + 1 to {@code to}. */
+    private static boolean walHolds(Path copy, long from, long to) {
+        try (dev.walkit.format.sqlite.SqlitePages p = dev.walkit.format.sqlite.SqlitePages.open(copy)) {
+            byte[] page = new byte[p.pageSize()];
+            for (long n = from + 1; n <= to; n++) if (!p.read(n, page)) return false;
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** What SQLite refused, and what was read from the pages instead; null when SQLite read the file. */
+    public KineSalvage.Result salvage() {
+        return salvage;
     }
 
     /** Loads SQLite (an in-memory database opened and closed); a failure is met again, and reported, by {@link #connect}. */

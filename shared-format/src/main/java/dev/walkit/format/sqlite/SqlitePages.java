@@ -109,6 +109,33 @@ public final class SqlitePages implements Closeable {
         }
     }
 
+    /**
+     * Opens {@code file} whose header SQLite refuses, read as {@code pageSize}-byte pages with none reserved (a salvage
+     * reads what the pages still hold): its committed {@code -wal} frames when the log is of that page size; as many
+     * pages as the file and the log's last commit hold.
+     */
+    public static SqlitePages openDamaged(Path file, int pageSize) throws IOException {
+        FileChannel db = FileChannel.open(file, StandardOpenOption.READ);
+        FileChannel w = null;
+        try {
+            long size = db.size();
+            Path walFile = file.resolveSibling(file.getFileName() + "-wal");
+            SqliteWal wal = SqliteWal.EMPTY;
+            ByteBuffer walMap = null;
+            if (Files.isRegularFile(walFile) && Files.size(walFile) < Integer.MAX_VALUE) {
+                w = FileChannel.open(walFile, StandardOpenOption.READ);
+                wal = SqliteWal.read(w, pageSize);
+                if (!wal.isEmpty()) walMap = w.map(FileChannel.MapMode.READ_ONLY, 0, w.size());
+            }
+            long pages = Math.max((size + pageSize - 1) / pageSize, wal.databasePages());
+            return new SqlitePages(db, w, size, walMap, wal, pageSize, pageSize, (int) Math.min(pages, Integer.MAX_VALUE));
+        } catch (IOException | RuntimeException e) {
+            db.close();
+            if (w != null) w.close();
+            throw e;
+        }
+    }
+
     private static void read(FileChannel ch, ByteBuffer b, long at) throws IOException {
         while (b.hasRemaining() && ch.read(b, at + b.position()) > 0) {
             // read on

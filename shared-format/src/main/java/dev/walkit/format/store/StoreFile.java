@@ -29,6 +29,8 @@ public record StoreFile(Kind kind, Path file) {
         Path f = Wal.resolve(path);
         if (Files.isRegularFile(f) && Files.isReadable(f) && BoltFile.sniff(f)) return new StoreFile(Kind.ETCD_DB, f);
         if (Files.isRegularFile(f) && Files.isReadable(f) && KineDb.sniff(f)) return new StoreFile(Kind.KINE, f);
+        // A kine db whose header is damaged: its pages still hold kine's rows (read as sqlite3's .recover reads them).
+        if (Files.isRegularFile(f) && Files.isReadable(f) && dev.walkit.format.kine.KineSalvage.looksPaged(f)) return new StoreFile(Kind.KINE, f);
         return new StoreFile(Kind.WAL, f);
     }
 }

@@ -1,0 +1,145 @@
+package dev.walkit.verify;
+
+import dev.walkit.testdata.KineDbGenerator;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A kine db SQLite refuses (20 bytes of its header overwritten, the table's root page zeroed, the file cut short by
+ * two pages): its rows are read from its pages, named as read that way (damaged, exit 3), and at least as many as
+ * sqlite3's {@code .recover} gets from the same file (a 3.44 shell: scripts/test builds it; Debian 12's 3.40 lacks
+ * sqlite_dbpage).
+ */
+class KineSalvageTest {
+    @TempDir
+    Path dir;
+
+    Path clean;
+    long root;
+    int pageSize;
+    long rows;
+
+    @BeforeEach
+    void aKineDb() throws Exception {
+        clean = dir.resolve("clean").resolve("state.db");
+        Files.createDirectories(clean.getParent());
+        new KineDbGenerator(KineDbGenerator.Options.of(3, 3000)).write(clean);
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + clean); Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery("SELECT rootpage FROM sqlite_master WHERE name = 'kine'")) {
+                r.next();
+                root = r.getLong(1);
+            }
+            try (ResultSet r = s.executeQuery("PRAGMA page_size")) {
+                r.next();
+                pageSize = r.getInt(1);
+            }
+            try (ResultSet r = s.executeQuery("SELECT count(*) FROM kine")) {
+                r.next();
+                rows = r.getLong(1);
+            }
+        }
+    }
+
+    Path damaged(String name, long at, byte[] bytes, long cutTo) throws Exception {
+        Path d = dir.resolve(name).resolve("state.db");
+        Files.createDirectories(d.getParent());
+        Files.copy(clean, d);
+        try (RandomAccessFile f = new RandomAccessFile(d.toFile(), "rw")) {
+            if (bytes != null) {
+                f.seek(at);
+                f.write(bytes);
+            }
+            if (cutTo > 0) f.setLength(cutTo);
+        }
+        return d;
+    }
+
+    /** The rows walverify read, from its line "kine state.db (SQLite, N row(s)…": asserting the salvage line. */
+    static long salvaged(Path db) {
+        WalVerifyTest.Run r = WalVerifyTest.run(db.toString());
+        assertEquals(3, r.exit(), r.out() + r.err());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("as sqlite3's \\.recover reads them: (\\d+) row\\(s\\) from").matcher(r.out());
+        assertTrue(m.find(), r.out());
+        return Long.parseLong(m.group(1));
+    }
+
+    /** The rows sqlite3 3.44's .recover gets from {@code db} (into kine or lost_and_found); -1 without that shell. */
+    long recovered(Path db) throws Exception {
+        String shell = System.getenv("WALKIT_SQLITE3_RECOVER");
+        if (shell == null || !Files.isExecutable(Path.of(shell))) return -1;
+        Path sql = db.resolveSibling("recover.sql");
+        Process p = new ProcessBuilder(shell, db.toString(), ".recover").redirectOutput(sql.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        Path out = db.resolveSibling("recovered.db");
+        Process load = new ProcessBuilder(shell, out.toString()).redirectInput(sql.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(load.waitFor(60, TimeUnit.SECONDS));
+        long n = 0;
+        for (String table : new String[] {"kine", "lost_and_found"}) {
+            Process q = new ProcessBuilder(shell, out.toString(), "SELECT count(*) FROM " + table).redirectErrorStream(true).start();
+            String text = new String(q.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            q.waitFor(60, TimeUnit.SECONDS);
+            if (text.matches("\\d+")) n += Long.parseLong(text);
+        }
+        return n;
+    }
+
+    /** {@code walkit} rows at least as many as .recover's; {@code recoverReads}: .recover gets rows from it too (else 0: header gone). */
+    void atLeastRecover(Path db, long walkit, boolean recoverReads) throws Exception {
+        long rec = recovered(db);
+        assumeTrue(rec >= 0, "no sqlite3 3.44 shell (WALKIT_SQLITE3_RECOVER): scripts/test builds one; walkit read " + walkit + " rows");
+        assertEquals(recoverReads, rec > 0, db + ": .recover read " + rec + " rows");
+        assertTrue(walkit >= rec, db + ": walkit read " + walkit + " rows, .recover " + rec);
+    }
+
+    @Test
+    void aHeaderOverwrittenIsReadFromItsPages() throws Exception {
+        Path db = damaged("header", 0, new byte[20], 0);
+        long n = salvaged(db);
+        assertEquals(rows, n, "every row: only the header was hit");
+        atLeastRecover(db, n, true);
+        byte[] junk = new byte[20];
+        java.util.Arrays.fill(junk, (byte) 0x55);
+        Path worse = damaged("header-55", 0, junk, 0); // SQLite's magic gone: .recover reads nothing at all
+        assertEquals(rows, salvaged(worse));
+        atLeastRecover(worse, rows, false);
+    }
+
+    @Test
+    void theTablesRootPageZeroedIsReadFromItsLeaves() throws Exception {
+        Path db = damaged("root", (root - 1) * pageSize, new byte[pageSize], 0);
+        long n = salvaged(db);
+        assertEquals(rows, n, "every row: the root holds none");
+        atLeastRecover(db, n, true);
+    }
+
+    @Test
+    void aFileCutShortKeepsTheRowsOfThePagesLeft() throws Exception {
+        Path db = damaged("cut", 0, null, Files.size(clean) - 2L * pageSize);
+        long n = salvaged(db);
+        assertTrue(n > rows * 9 / 10 && n <= rows, n + " of " + rows);
+        atLeastRecover(db, n, true);
+    }
+
+    @Test
+    void aHealthyDbIsNotSalvaged() {
+        WalVerifyTest.Run r = WalVerifyTest.run(clean.toString());
+        assertEquals(0, r.exit(), r.out());
+        assertTrue(!r.out().contains(".recover"), r.out());
+    }
+}
