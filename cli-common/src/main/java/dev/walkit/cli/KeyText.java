@@ -11,14 +11,7 @@ public final class KeyText {
     }
 
     public static String quote(byte[] key) {
-        StringBuilder b = new StringBuilder(key.length + 8);
-        for (byte x : key) {
-            int c = x & 0xff;
-            if (c == '\\') b.append("\\\\");
-            else if (c > 0x20 && c < 0x7f && c != '\'' && c != '"' && c != '#') b.append((char) c);
-            else b.append(String.format("\\x%02x", c));
-        }
-        return b.toString();
+        return dev.walkit.format.KeyQuote.quote(key);
     }
 
     /**

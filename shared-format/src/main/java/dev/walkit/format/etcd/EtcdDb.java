@@ -208,8 +208,41 @@ public final class EtcdDb implements Closeable {
                         + (kv.error() != null ? " (" + kv.error() + ")" : " (no key)")));
                 return;
             }
-            visitor.revision(main, sub, kl == REV_BYTES + 1, p, kv);
+            // The value's own check, where bbolt keeps no page checksum: its mod_revision is its revision key's, and
+            // no page it spans is all zeros (a lost block: etcd would serve those zeros as the value).
+            // (A tombstone's KeyValue holds its key only: etcd's delete writes no revisions into it.)
+            boolean tombstone = kl == REV_BYTES + 1;
+            if (tombstone ? kv.modRevision() != 0 && kv.modRevision() != main : kv.modRevision() != main) {
+                long pid = p.getLong(0);
+                damage.add(new BoltDamage(pid, pid * bolt.meta().pageSize(), "revision " + main + "." + sub + " (key " + quote(kv.key(p))
+                        + "): its KeyValue says mod_revision " + kv.modRevision()));
+            } else if (vl > 2 * bolt.meta().pageSize()) {
+                zeroPages(p, v, vl, main, sub, kv);
+            }
+            visitor.revision(main, sub, tombstone, p, kv);
         });
+    }
+
+    /** A page-aligned page of the file inside a value spread over overflow pages that is all zeros: damage, named. */
+    private void zeroPages(java.nio.ByteBuffer p, int v, int vl, long main, long sub, KvFields kv) {
+        int ps = bolt.meta().pageSize();
+        long pid = p.getLong(0);
+        int first = (v + ps - 1) / ps * ps; // the first page boundary inside the value (index in p)
+        for (int at = first; at + ps <= v + vl; at += ps) {
+            // A page's first and last 16 bytes first (one touch of a page that is not all zeros), then the page.
+            if (p.getLong(at) != 0 || p.getLong(at + 8) != 0 || p.getLong(at + ps - 16) != 0 || p.getLong(at + ps - 8) != 0) continue;
+            if (p.slice(at, ps).mismatch(ZERO_PAGE.slice(0, ps)) != -1) continue;
+            long page = pid + at / ps;
+            damage.add(new BoltDamage(page, page * ps, "revision " + main + "." + sub + " (key " + quote(kv.key(p)) + "): page " + page
+                    + ", inside its value of " + kv.valueLength() + " bytes, is all zeros (a lost block: bbolt keeps no page checksum)"));
+            return;
+        }
+    }
+
+    private static final java.nio.ByteBuffer ZERO_PAGE = java.nio.ByteBuffer.allocateDirect(65536).asReadOnlyBuffer();
+
+    private static String quote(byte[] key) {
+        return dev.walkit.format.KeyQuote.quote(key);
     }
 
     public BoltFile bolt() {
