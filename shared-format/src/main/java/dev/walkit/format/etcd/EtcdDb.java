@@ -268,6 +268,33 @@ public final class EtcdDb implements Closeable {
         return leases;
     }
 
+    private EtcdWal.Read wal;
+    private boolean walRead;
+    private RaftApply.Result applied;
+
+    /**
+     * A data directory's own log ({@code member/wal} beside {@code member/snap/db}): its entries past the db's
+     * consistent index, which etcd applies at its next start; null for a db that is not in a data directory.
+     */
+    public EtcdWal.Read etcdWal() throws IOException {
+        if (!walRead) {
+            walRead = true;
+            Path dir = EtcdWal.walDirOf(bolt.path());
+            // No consistent index yet: a db committed before any entry was applied to it (etcd's first batch).
+            if (dir != null) wal = EtcdWal.read(dir, Math.max(0, consistentIndex));
+        }
+        return wal;
+    }
+
+    /** What applying the log's entries past the consistent index did ({@link EtcdDbWal#emit}); null when none were. */
+    RaftApply.Result applied() {
+        return applied;
+    }
+
+    void applied(RaftApply.Result r) {
+        applied = r;
+    }
+
     /** The bbolt damage, the trailer's mismatch, then the etcd-level damage (waits for the trailer's check). */
     public List<BoltDamage> damage() throws IOException {
         // Each once: a damaged page on the way to several buckets (the root's) is met by each bucket's lookup.
@@ -281,6 +308,7 @@ public final class EtcdDb implements Closeable {
                     + "nor an etcdctl snapshot (whole pages and a 32-byte SHA-256): it was cut short or appended to"));
         }
         all.addAll(damage);
+        if (etcdWal() != null) for (String d : etcdWal().damage()) all.add(new BoltDamage(-1, -1, "member/wal: " + d));
         return List.copyOf(all);
     }
 
@@ -291,10 +319,30 @@ public final class EtcdDb implements Closeable {
     public dev.walkit.format.account.Store store(Path path, long revisionsHeld) throws IOException {
         List<String> damage = new java.util.ArrayList<>();
         for (BoltDamage d : damage()) damage.add(d.toString());
-        String detail = String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s) in its lease bucket%s", bolt.meta().pageSize(),
-                bolt.meta().txid(), consistentIndex(), leases.size(), trailer() == Trailer.SHA256_MATCHES ? ", etcdctl snapshot's SHA-256 matches" : "");
+        String detail = String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s) in its lease bucket%s%s", bolt.meta().pageSize(),
+                bolt.meta().txid(), consistentIndex(), leases.size(), trailer() == Trailer.SHA256_MATCHES ? ", etcdctl snapshot's SHA-256 matches" : "",
+                walFacts());
         return new dev.walkit.format.account.Store(dev.walkit.format.account.Store.Kind.ETCD_DB, path, bolt.size(), "etcd-db", revisionsHeld,
                 leases.size(), detail, damage);
+    }
+
+    /** {@code ; member/wal: 12 entries past the consistent index applied (…), to revision 440} and its torn tail; "" without a log. */
+    private String walFacts() throws IOException {
+        EtcdWal.Read w = etcdWal();
+        if (w == null) return "";
+        StringBuilder b = new StringBuilder("; member/wal: ");
+        if (w.entries().isEmpty()) b.append("nothing past the consistent index (the db holds every entry applied)");
+        else {
+            b.append(w.entries().size()).append(" entr").append(w.entries().size() == 1 ? "y" : "ies").append(" past the consistent index, up to index ")
+                    .append(w.lastIndex()).append(", applied as etcd applies them at its next start");
+            if (applied != null) {
+                b.append(": ").append(applied.revisions.size()).append(" revision(s) written");
+                if (!applied.granted.isEmpty()) b.append(", ").append(applied.granted.size()).append(" lease(s) granted");
+                if (!applied.revoked.isEmpty()) b.append(", ").append(applied.revoked.size()).append(" revoked");
+            }
+        }
+        if (w.tornTail() != null) b.append("; a torn tail (a write cut short by the crash, never acknowledged; etcd drops it): ").append(w.tornTail());
+        return b.toString();
     }
 
     @Override

@@ -51,6 +51,10 @@ public final class EtcdDbWal {
         List<Rec> pending = new ArrayList<>();
         long[] counts = new long[3]; // revisions, transactions, last main
         long[] pendingMain = {-1};
+        // A data directory's member/wal with entries past the db's consistent index: the keys' state is kept as the
+        // db's revisions go by, then those entries are applied to it, as etcd applies them at its next start.
+        EtcdWal.Read etcdWal = db.etcdWal();
+        java.util.TreeMap<byte[], RaftApply.Kv> live = etcdWal != null && !etcdWal.entries().isEmpty() ? RaftApply.newState() : null;
         {
             IOException[] failed = {null};
             // Records at or below C are held until the first above it (the bucket is in revision order), then
@@ -60,6 +64,10 @@ public final class EtcdDbWal {
                 if (failed[0] != null) return;
                 byte[] key = kv.key(page);
                 counts[0]++;
+                if (live != null) {
+                    if (tombstone) live.remove(key);
+                    else live.put(key, new RaftApply.Kv(key, kv.createRevision(), main, kv.version(), kv.lease(), kv.value(page)));
+                }
                 Rec r = tombstone ? new Rec(KeyValue.delete(key, main), 0)
                         : new Rec(KeyValue.put(key, kv.createRevision(), main, kv.version(), values ? kv.value(page) : NO_VALUE, kv.lease()),
                                 kv.valueLength());
@@ -86,6 +94,23 @@ public final class EtcdDbWal {
             if (failed[0] != null) throw failed[0];
             if (!prefixWritten[0]) writePrefix(w, compact, snapshot);
             flush(w, pending, counts);
+        }
+        if (live != null) {
+            long top = Math.max(1, Math.max(counts[2], compact)); // an empty store is at revision 1: its first write is 2
+            RaftApply.Result r = new RaftApply(live, db.leases(), top).apply(etcdWal.entries());
+            db.applied(r);
+            long rev = top;
+            for (List<RaftApply.Write> writes : r.revisions) {
+                rev++;
+                for (RaftApply.Write x : writes) {
+                    counts[0]++;
+                    pending.add(x.kv() == null ? new Rec(KeyValue.delete(x.key(), rev), 0)
+                            : new Rec(KeyValue.put(x.key(), x.kv().createRevision(), rev, x.kv().version(), values ? x.kv().value() : NO_VALUE, x.kv().lease()),
+                            x.kv().value().length));
+                }
+                flush(w, pending, counts);
+                counts[2] = rev;
+            }
         }
         return new Summary(counts[0], counts[1], snapshot.size(), compact, Math.max(counts[2], compact));
     }

@@ -1,0 +1,265 @@
+package dev.walkit.format.etcd;
+
+import dev.walkit.format.Crc32cMath;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * etcd's own write-ahead log ({@code member/wal/SEQ-INDEX.wal}), read as etcd reads it at start (its wal package):
+ * each record an 8-byte little-endian length field (the data's length in the low 56 bits; when the top bit is set,
+ * the padding to 8 bytes in the top byte's low 3 bits), then a walpb.Record (type 1, crc 2, data 3) and its padding.
+ * The crc is CRC-32C over every record's data from the log's start, chained across files; a crcType record (4)
+ * carries the chain into a new file. Types: metadata 1, entry 2 (a raftpb.Entry: type 1, term 2, index 3, data 4),
+ * state 3 (a raftpb.HardState: term 1, vote 2, commit 3), crc 4, snapshot 5 (a walpb.Snapshot: index 1, term 2).
+ * A zero length field is the end of what was written (the files are preallocated with zeros). In the last file, a
+ * record cut short by the file's end, or one that fails (its decode or crc) with a sector-sized piece of it all zeros,
+ * is a torn tail (a crash mid-write: etcd repairs it at its next start, and it held nothing acknowledged); any other
+ * failure is damage, which stops etcd ("walpb: crc mismatch").
+ */
+public final class EtcdWal {
+    static final int METADATA = 1;
+    static final int ENTRY = 2;
+    static final int STATE = 3;
+    static final int CRC = 4;
+    static final int SNAPSHOT = 5;
+
+    /** A raft log entry: its index, term, type (0 normal, 1 a membership change) and data. */
+    public record Entry(long index, long term, int type, byte[] data) {
+    }
+
+    /**
+     * What the log holds: its entries after {@code from} in index order (a later entry of an index replaces the one
+     * before it and those after, as raft's log does), the last HardState's commit index, a torn tail (or null), the
+     * damage (what stops etcd), and the files read.
+     */
+    public record Read(List<Entry> entries, long lastIndex, long commit, String tornTail, List<String> damage, int files) {
+        public Read {
+            entries = List.copyOf(entries);
+            damage = List.copyOf(damage);
+        }
+    }
+
+    private EtcdWal() {
+    }
+
+    /** The {@code member/wal} beside {@code db} when {@code db} is a data directory's {@code member/snap/db}; else null. */
+    public static Path walDirOf(Path db) {
+        Path snap = db.toAbsolutePath().getParent();
+        if (snap == null || !"db".equals(db.getFileName().toString()) || !"snap".equals(snap.getFileName().toString())) return null;
+        Path wal = snap.getParent().resolve("wal");
+        return Files.isDirectory(wal) ? wal : null;
+    }
+
+    /** The entries of the log in {@code dir} after index {@code from}. */
+    public static Read read(Path dir, long from) throws IOException {
+        List<Path> files;
+        try (Stream<Path> s = Files.list(dir)) {
+            files = s.filter(p -> p.getFileName().toString().matches("[0-9a-f]{16}-[0-9a-f]{16}\\.wal")).sorted().toList();
+        }
+        List<Entry> entries = new ArrayList<>();
+        List<String> damage = new ArrayList<>();
+        long commit = 0;
+        long last = 0;
+        String torn = null;
+        int crc = 0;
+        CRC32C c = new CRC32C();
+        for (int fi = 0; fi < files.size() && damage.isEmpty(); fi++) {
+            Path f = files.get(fi);
+            boolean lastFile = fi == files.size() - 1;
+            ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(f)).order(ByteOrder.LITTLE_ENDIAN);
+            int at = 0;
+            while (at + 8 <= b.limit()) {
+                long field = b.getLong(at);
+                if (field == 0) break; // the end of what was written: preallocated zeros
+                long length = field & 0x00ffffffffffffffL;
+                int pad = field < 0 ? (int) ((field >>> 56) & 0x7) : 0;
+                String where = f.getFileName() + " at offset " + at;
+                if (length > b.limit() - at - 8L || length + pad > b.limit() - at - 8L) {
+                    if (lastFile) torn = where + ": a record of " + length + " bytes cut short at the end of the log";
+                    else damage.add(where + ": a record of " + length + " bytes runs past the end of its file");
+                    break;
+                }
+                int dataAt = at + 8;
+                Rec r = Rec.parse(b, dataAt, (int) length);
+                if (r == null) {
+                    if (lastFile && tornEntry(b, dataAt, (int) (length + pad))) torn = where + ": a record that does not decode, a sector of it zeros: a write cut short";
+                    else damage.add(where + ": a record that is not a walpb.Record");
+                    break;
+                }
+                if (r.type == CRC) {
+                    if (crc != 0 && r.crc != crc) {
+                        damage.add(where + ": the crc record carries " + Integer.toUnsignedString(r.crc, 16) + ", the chain is at " + Integer.toUnsignedString(crc, 16));
+                        break;
+                    }
+                    crc = r.crc;
+                } else {
+                    c.reset();
+                    c.update(b.duplicate().position(r.dataAt).limit(r.dataAt + r.dataLength));
+                    int next = Crc32cMath.combine(crc, (int) c.getValue(), r.dataLength);
+                    if (next != r.crc) {
+                        if (lastFile && tornEntry(b, dataAt, (int) (length + pad))) torn = where + ": a record fails its crc, a sector of it zeros: a write cut short";
+                        else damage.add(where + ": a record of type " + r.type + " fails its crc (the chain is broken: etcd stops here)");
+                        break;
+                    }
+                    crc = next;
+                    if (r.type == ENTRY) {
+                        Entry e = entry(b, r.dataAt, r.dataLength);
+                        if (e == null) {
+                            damage.add(where + ": an entry record that is not a raftpb.Entry");
+                            break;
+                        }
+                        // A later entry of an index already read replaces it and every entry after it (raft's log).
+                        while (!entries.isEmpty() && entries.get(entries.size() - 1).index() >= e.index()) entries.remove(entries.size() - 1);
+                        if (e.index() > from) entries.add(e);
+                        last = e.index();
+                    } else if (r.type == STATE) {
+                        long[] hs = varints(b, r.dataAt, r.dataLength, 3);
+                        if (hs[2] > 0) commit = hs[2];
+                    }
+                }
+                at = dataAt + (int) length + pad;
+            }
+        }
+        return new Read(entries, last, commit, torn, damage, files.size());
+    }
+
+    /** The sector size etcd's torn-write check splits a record by. */
+    private static final int SECTOR = 512;
+
+    /**
+     * etcd's {@code isTornEntry}: a record of the last file is torn, not damaged, when a piece of it that lies within
+     * one 512-byte sector is all zeros (that sector never reached the disk); else its failure is damage.
+     */
+    private static boolean tornEntry(ByteBuffer b, int at, int length) {
+        int end = Math.min(b.limit(), at + length);
+        int i = at;
+        while (i < end) {
+            int chunkEnd = Math.min(end, (i / SECTOR + 1) * SECTOR);
+            boolean zero = true;
+            for (int k = i; k < chunkEnd && zero; k++) zero = b.get(k) == 0;
+            if (zero) return true;
+            i = chunkEnd;
+        }
+        return false;
+    }
+
+    /** A walpb.Record's fields: type, crc and where its data lies. */
+    private static final class Rec {
+        long type;
+        int crc;
+        int dataAt;
+        int dataLength;
+
+        static Rec parse(ByteBuffer b, int at, int length) {
+            Rec r = new Rec();
+            int end = at + length;
+            int i = at;
+            while (i < end) {
+                long[] t = varint(b, i, end);
+                if (t == null) return null;
+                i = (int) t[1];
+                int field = (int) (t[0] >>> 3);
+                int wire = (int) (t[0] & 7);
+                if (wire == 0) {
+                    long[] v = varint(b, i, end);
+                    if (v == null) return null;
+                    i = (int) v[1];
+                    if (field == 1) r.type = v[0];
+                    else if (field == 2) r.crc = (int) v[0];
+                } else if (wire == 2) {
+                    long[] n = varint(b, i, end);
+                    if (n == null || n[0] < 0 || n[1] + n[0] > end) return null;
+                    if (field == 3) {
+                        r.dataAt = (int) n[1];
+                        r.dataLength = (int) n[0];
+                    }
+                    i = (int) (n[1] + n[0]);
+                } else if (wire == 5) {
+                    if (i + 4 > end) return null;
+                    i += 4;
+                } else if (wire == 1) {
+                    if (i + 8 > end) return null;
+                    i += 8;
+                } else {
+                    return null;
+                }
+            }
+            return r.type >= 1 && r.type <= 5 ? r : null;
+        }
+    }
+
+    /** A raftpb.Entry at {@code at}: Type 1, Term 2, Index 3, Data 4; null when it does not decode. */
+    static Entry entry(ByteBuffer b, int at, int length) {
+        int end = at + length;
+        int i = at;
+        long type = 0;
+        long term = 0;
+        long index = 0;
+        byte[] data = new byte[0];
+        while (i < end) {
+            long[] t = varint(b, i, end);
+            if (t == null) return null;
+            i = (int) t[1];
+            int field = (int) (t[0] >>> 3);
+            int wire = (int) (t[0] & 7);
+            if (wire == 0) {
+                long[] v = varint(b, i, end);
+                if (v == null) return null;
+                i = (int) v[1];
+                if (field == 1) type = v[0];
+                else if (field == 2) term = v[0];
+                else if (field == 3) index = v[0];
+            } else if (wire == 2) {
+                long[] n = varint(b, i, end);
+                if (n == null || n[0] < 0 || n[1] + n[0] > end) return null;
+                if (field == 4) {
+                    data = new byte[(int) n[0]];
+                    b.get((int) n[1], data);
+                }
+                i = (int) (n[1] + n[0]);
+            } else {
+                return null;
+            }
+        }
+        return new Entry(index, term, (int) type, data);
+    }
+
+    /** The varint fields 1..{@code n} of the message at {@code at} (0 when absent). */
+    private static long[] varints(ByteBuffer b, int at, int length, int n) {
+        long[] out = new long[n];
+        int end = at + length;
+        int i = at;
+        while (i < end) {
+            long[] t = varint(b, i, end);
+            if (t == null) break;
+            i = (int) t[1];
+            int field = (int) (t[0] >>> 3);
+            int wire = (int) (t[0] & 7);
+            if (wire != 0) break;
+            long[] v = varint(b, i, end);
+            if (v == null) break;
+            i = (int) v[1];
+            if (field >= 1 && field <= n) out[field - 1] = v[0];
+        }
+        return out;
+    }
+
+    /** {value, next index} of the varint at {@code at}, or null when it runs past {@code end}. */
+    static long[] varint(ByteBuffer b, int at, int end) {
+        long v = 0;
+        for (int s = 0, i = at; i < end && s < 64; s += 7, i++) {
+            int x = b.get(i) & 0xff;
+            v |= (long) (x & 0x7f) << s;
+            if (x < 0x80) return new long[] {v, i + 1};
+        }
+        return null;
+    }
+}
