@@ -306,6 +306,11 @@ public final class BoltFile implements Closeable {
             damage.add(new BoltDamage(id, at, where(id) + ": " + count + " elements do not fit in its " + limit + " bytes"));
             return;
         }
+        // bbolt writes a tree page's flags as exactly branch (0x01) or leaf (0x02): any other bit is damage.
+        if (flags != BRANCH && flags != LEAF && id > 0) {
+            damage.add(new BoltDamage(id, at, where(id) + ": flags " + String.format("0x%02x", flags) + ", not a branch or leaf page"));
+            return;
+        }
         if ((flags & BRANCH) != 0 && seen != null) {
             p = own(p); // its children are read while it is walked
             for (int i = 0; i < count; i++) {
