@@ -278,7 +278,9 @@ class KinePagesTest {
 
     @Test
     void aChildPastTheDatabaseStopsThePagesReaderWithItsNumber() throws Exception {
-        // The root's right-most child (bytes 8-11 of the table's root page, an interior page) set past the last page.
+        // A middle child of the table's root (an interior page: the left child of its middle cell) set past the last
+        // page. (The first and last children are where SQLite is asked first: damage there is read past by reading
+        // every leaf page, KineSalvageTest.)
         Path db = dir.resolve("state.db");
         new KineDbGenerator(KineDbGenerator.Options.of(7, 6000)).write(db);
         long root;
@@ -296,7 +298,11 @@ class KinePagesTest {
         try (RandomAccessFile f = new RandomAccessFile(db.toFile(), "rw")) {
             f.seek((root - 1) * 4096);
             assertEquals(0x05, f.read(), "the root is an interior page");
-            f.seek((root - 1) * 4096 + 8);
+            f.seek((root - 1) * 4096 + 3);
+            int cells = f.readUnsignedShort();
+            f.seek((root - 1) * 4096 + 12 + 2L * (cells / 2));
+            int cell = f.readUnsignedShort();
+            f.seek((root - 1) * 4096 + cell);
             f.writeInt((int) pages + 5);
         }
         Read read = read(db, false, true);
