@@ -24,6 +24,8 @@ public enum DamageKind {
     TRUNCATED_SNAPSHOT("truncated-snapshot"),
     MISPLACED_SNAPSHOT("misplaced-snapshot"),
     DELETE_OF_ABSENT_KEY("delete-of-absent-key"),
+    /** A record intact (its CRC matches) whose Kubernetes value is not what the apiserver writes (walverify --level values). */
+    UNDECODABLE_VALUE("undecodable-value"),
     LEFTOVER_COMPACTION("leftover-compaction");
 
     private final String label;

@@ -24,13 +24,14 @@ final class EtcdDbVerify {
 
     static VerifyReport verify(Path db, VerifyLevel level, Verifier.Listener l) throws IOException {
         try (EtcdDb e = EtcdDb.openDatabase(db)) {
+            e.checkValues(level == VerifyLevel.VALUES);
             EtcdDbWal.Summary[] sum = {null};
             AccountListener listener = new AccountListener(l::damage);
             FormReplay.Result r = FormReplay.run(sink -> sum[0] = EtcdDbWal.emit(e, sink), listener);
             Account a = Account.ofForm(e.store(db, sum[0].revisions()), r, listener);
-            if (level == VerifyLevel.SEMANTIC) a.findings().forEach(l::finding);
+            if (level.replays()) a.findings().forEach(l::finding);
             for (String d : a.store().damage()) l.storeDamage("etcd-db", d);
-            return new VerifyReport(WalFormat.V2, level, level == VerifyLevel.SEMANTIC ? a : a.read(), null, -1, false, null,
+            return new VerifyReport(WalFormat.V2, level, level.replays() ? a : a.read(), null, -1, false, null,
                     SplitScan.Outcome.ONE_THREAD);
         }
     }

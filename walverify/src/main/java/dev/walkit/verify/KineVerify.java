@@ -20,12 +20,33 @@ final class KineVerify {
     private KineVerify() {
     }
 
+    /** Every row's value checked ({@link dev.walkit.format.ValueCheck}): one that fails is an undecodable-value finding at its revision (its id). */
+    private static Account values(KineDb db, Account a, long bytes) throws IOException {
+        try (java.sql.Statement s = db.connection().createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT id, CAST(name AS BLOB), value FROM kine NOT INDEXED WHERE deleted = 0 ORDER BY id")) {
+            while (r.next()) {
+                byte[] key = r.getBytes(2);
+                byte[] value = r.getBytes(3);
+                if (key == null || value == null || KineDb.internal(key)) continue;
+                String why = dev.walkit.format.ValueCheck.check(key, value);
+                if (why != null) {
+                    a = a.withFinding(new dev.walkit.format.Finding(dev.walkit.format.DamageKind.UNDECODABLE_VALUE, 0, 0, r.getLong(1), 0,
+                            "row " + r.getLong(1) + ", key " + dev.walkit.format.KeyQuote.quote(key) + ": " + why), bytes);
+                }
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IOException(db.source() + ": its values could not be read: " + e.getMessage(), e);
+        }
+        return a;
+    }
+
     static VerifyReport verify(Path stateDb, VerifyLevel level, Verifier.Listener l) throws IOException {
         try (KineDb db = KineDb.open(stateDb, "walverify")) {
             Account a = KineCheck.account(db, stateDb, new AccountListener(l::damage));
-            if (level == VerifyLevel.SEMANTIC) a.findings().forEach(l::finding);
+            if (level == VerifyLevel.VALUES) a = values(db, a, java.nio.file.Files.size(stateDb));
+            if (level.replays()) a.findings().forEach(l::finding);
             for (String d : a.store().damage()) l.storeDamage("kine", d);
-            return new VerifyReport(WalFormat.V2, level, level == VerifyLevel.SEMANTIC ? a : a.read(), null, -1, false, null,
+            return new VerifyReport(WalFormat.V2, level, level.replays() ? a : a.read(), null, -1, false, null,
                     SplitScan.Outcome.ONE_THREAD);
         }
     }

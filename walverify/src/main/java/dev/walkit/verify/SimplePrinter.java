@@ -31,7 +31,7 @@ final class SimplePrinter implements VerifyPrinter {
         String verdict = switch (code) {
             case OK -> "healthy";
             case TAIL_ONLY -> "torn tail only: `walrecover --policy tolerate-tail --out DIR " + r.path() + "` repairs it";
-            default -> r.isWal() && r.level() != VerifyLevel.SEMANTIC
+            default -> r.isWal() && !r.level().replays()
                     ? "DAMAGED: see the findings above; `walverify --level semantic " + r.path() + "` adds the replay rules"
                     : "DAMAGED: see the findings above; `waldoctor diagnose " + r.path() + "` for the report";
         };

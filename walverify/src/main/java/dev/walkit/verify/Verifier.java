@@ -1,5 +1,7 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.ValueCheck;
+
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.EntrySource;
@@ -75,7 +77,9 @@ public final class Verifier {
             Wal.Sniff sniff = Wal.requireWal(file, ro.maxRecLen());
             r.format = sniff.format();
             Store wal = Store.wal(walPath, file.size(), sniff.format().label());
-            if (level == VerifyLevel.SEMANTIC) {
+            if (level == VerifyLevel.VALUES) {
+                account = values(file, sniff.format(), ro, wal, l);
+            } else if (level == VerifyLevel.SEMANTIC) {
                 CleanReplay clean = sniff.format() == WalFormat.V2 ? CleanScan.scan(file, ro, CleanReplay.whole()) : null;
                 r.cleanPath = clean != null && clean.irregularity() == null;
                 r.cleanPathEnded = clean == null ? null : clean.irregularity();
@@ -155,6 +159,35 @@ public final class Verifier {
         Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener);
         Account a = listener.account(store, res.state(), file.size(), WalKeys.of(file, res.format()));
         for (Finding f : a.findings()) l.finding(f);
+        return a;
+    }
+
+    /**
+     * The semantic account, then every applied record's value checked ({@link ValueCheck}): a record whose CRC matches
+     * but whose Kubernetes value is not what the apiserver writes is an {@code undecodable-value} finding.
+     */
+    private static Account values(WalFile file, WalFormat format, ReaderOptions ro, Store store, Listener l) throws IOException {
+        List<long[]> applied = new ArrayList<>(); // {offset, revision} of each applied PUT
+        AccountListener listener = new AccountListener(l::damage) {
+            @Override
+            public void recordApplied(long offset, long revision, boolean delete, dev.walkit.format.replay.KeyState state) {
+                super.recordApplied(offset, revision, delete, state);
+                if (!delete) applied.add(new long[] {offset, revision});
+            }
+        };
+        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener);
+        Account a = listener.account(store, res.state(), file.size(), WalKeys.of(file, res.format()));
+        for (Finding f : a.findings()) l.finding(f);
+        if (format != WalFormat.V2) return a;
+        for (long[] r : applied) {
+            dev.walkit.format.KeyValue kv = WalKeys.recordAt(file, r[0]);
+            String why = kv == null ? null : ValueCheck.check(kv.key(), kv.value());
+            if (why == null) continue;
+            int length = dev.walkit.format.RecordLayout.OVERHEAD + file.intAt(r[0] + dev.walkit.format.RecordLayout.REC_LEN_OFFSET);
+            Finding f = new Finding(DamageKind.UNDECODABLE_VALUE, r[0], length, r[1], 0, "key " + dev.walkit.format.KeyQuote.quote(kv.key()) + ": " + why);
+            l.finding(f);
+            a = a.withFinding(f, file.size());
+        }
         return a;
     }
 

@@ -27,7 +27,8 @@ import java.util.concurrent.Callable;
                 + "or a data directory's member/snap/db) or kine's SQLite state.db.",
                 "Levels: frame = header sanity + CRC (a db: its pages); decode (default) = also the KeyValue decode and header "
                 + "consistency (a db: every revision's record);",
-                "semantic = also the replay rules: revision order, transactions, create_revision/version, snapshot prefix."})
+                "semantic = also the replay rules: revision order, transactions, create_revision/version, snapshot prefix;",
+                "values = also every stored Kubernetes value: its protobuf envelope and framing, its JSON, no sector of zeros."})
 public final class WalVerify implements Callable<Integer> {
     /** The JSON schema version of --json and --jsonl. */
     public static final String SCHEMA = "walkit.walverify/v1";
@@ -35,7 +36,7 @@ public final class WalVerify implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--level", paramLabel = "frame|decode|semantic", description = "How deep to look (default: ${DEFAULT-VALUE}).",
+    @Option(names = "--level", paramLabel = "frame|decode|semantic|values", description = "How deep to look (default: ${DEFAULT-VALUE}).",
             defaultValue = "decode", converter = LevelConverter.class, completionCandidates = LevelLabels.class)
     VerifyLevel level;
 

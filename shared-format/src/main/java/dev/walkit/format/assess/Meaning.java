@@ -27,6 +27,8 @@ public final class Meaning {
             case TRUNCATED_SNAPSHOT -> "a compaction's snapshot prefix lost records: keys live at the compact revision may be missing";
             case MISPLACED_SNAPSHOT -> "snapshot records out of place (outside the prefix at offset 0, inside a transaction, a key twice, or more than the marker counts)";
             case DELETE_OF_ABSENT_KEY -> "a delete of a key that was not live: history before it is missing or corrupt";
+            case UNDECODABLE_VALUE -> "a value the apiserver could not have written, in a record whose CRC matches: corrupted before it was "
+                    + "written (memory), or by a writer bug; the key's object is unreadable at that revision";
             case LEFTOVER_COMPACTION -> "a compaction did not finish; wal is authoritative and wal.compact can be removed after a backup";
         };
     }

@@ -219,6 +219,14 @@ public final class EtcdDb implements Closeable {
             } else if (vl > 2 * bolt.meta().pageSize()) {
                 zeroPages(p, v, vl, main, sub, kv);
             }
+            if (checkValues && !tombstone && kv.valueLength() > 0) {
+                byte[] vkey = kv.key(p);
+                String why = dev.walkit.format.ValueCheck.check(vkey, kv.value(p));
+                if (why != null) {
+                    long pid = p.getLong(0);
+                    damage.add(new BoltDamage(pid, pid * bolt.meta().pageSize(), "revision " + main + "." + sub + " (key " + quote(vkey) + "): " + why));
+                }
+            }
             visitor.revision(main, sub, tombstone, p, kv);
         });
     }
@@ -268,8 +276,20 @@ public final class EtcdDb implements Closeable {
         return leases;
     }
 
+    /** What the SHA-256 alone tells when nothing else was found: where the change can be, and how to look. */
+    private String shaOnly() {
+        return checkValues ? "; every page reached and every value checks out: the change is inside a value's text, or on a page no key reaches (a free one)"
+                : "; every page reached checks out: the change is inside a value (walverify --level values checks each) or on a page no key reaches (a free one)";
+    }
+
     private EtcdWal.Read wal;
     private boolean walRead;
+    private boolean checkValues;
+
+    /** Every revision's Kubernetes value checked as its revisions are read ({@link dev.walkit.format.ValueCheck}): walverify --level values. */
+    public void checkValues(boolean on) {
+        checkValues = on;
+    }
     private RaftApply.Result applied;
 
     /**
@@ -300,7 +320,8 @@ public final class EtcdDb implements Closeable {
         // Each once: a damaged page on the way to several buckets (the root's) is met by each bucket's lookup.
         java.util.LinkedHashSet<BoltDamage> all = new java.util.LinkedHashSet<>(bolt.damage());
         if (trailer() == Trailer.SHA256_DIFFERS) {
-            all.add(new BoltDamage(-1, bolt.size() - 32, "the snapshot's SHA-256 (its last 32 bytes, as etcdctl snapshot save writes it) does not match its pages: the file changed since it was saved"));
+            all.add(new BoltDamage(-1, bolt.size() - 32, "the snapshot's SHA-256 (its last 32 bytes, as etcdctl snapshot save writes it) does not match its pages: the file changed since it was saved"
+                    + (bolt.damage().isEmpty() && damage.isEmpty() ? shaOnly() : "")));
         } else if (trailer() == Trailer.NOT_WHOLE) {
             long ps = bolt.meta().pageSize();
             long past = bolt.size() % ps;

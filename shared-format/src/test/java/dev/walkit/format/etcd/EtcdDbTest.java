@@ -169,7 +169,8 @@ class EtcdDbTest {
         try (EtcdDb db = EtcdDb.open(p)) {
             assertEquals(EtcdDb.Trailer.SHA256_DIFFERS, db.trailer());
             assertEquals(12, revisions(db).size());
-            assertEquals(new BoltDamage(-1, 5 * PAGE, "the snapshot's SHA-256 (its last 32 bytes, as etcdctl snapshot save writes it) does not match its pages: the file changed since it was saved"),
+            assertEquals(new BoltDamage(-1, 5 * PAGE, "the snapshot's SHA-256 (its last 32 bytes, as etcdctl snapshot save writes it) does not match its pages: the file changed since it was saved"
+                    + "; every page reached checks out: the change is inside a value (walverify --level values checks each) or on a page no key reaches (a free one)"),
                     db.damage().get(0));
         }
     }
