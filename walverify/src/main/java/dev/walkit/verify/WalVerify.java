@@ -49,6 +49,20 @@ public final class WalVerify implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "Print nothing; the exit code tells.")
     boolean quiet;
 
+    @Option(names = "--follow", description = {"Follow a live WAL as it grows (tail -f): each damaged span and finding printed as it is found "
+            + "(--jsonl: a JSON line each), at the semantic level, until SIGINT or SIGTERM (or --idle-exit); then the report of all that was "
+            + "read, with the exit code of the whole log. A record cut short at the end is a write in progress until it stays so for "
+            + "--torn-after; a file replaced (a compaction's rename) is followed on past the revisions read."})
+    boolean follow;
+
+    @Option(names = "--idle-exit", paramLabel = "SECONDS", defaultValue = "0",
+            description = "With --follow: stop once the file has not grown for SECONDS (0: never; default 0).")
+    double idleExit;
+
+    @Option(names = "--torn-after", paramLabel = "SECONDS", defaultValue = "5",
+            description = "With --follow: a record cut short at the end is read as a torn tail once it has stayed so this long (default 5).")
+    double tornAfter;
+
     @Parameters(paramLabel = "PATH", description = "A WAL file or a directory holding 'wal'; an etcd db or data directory; a kine state.db.")
     Path path;
 
@@ -69,7 +83,7 @@ public final class WalVerify implements Callable<Integer> {
         @Override
         protected VerifyLevel parse(String s) {
             VerifyLevel l = VerifyLevel.named(s);
-            if (l == null) throw new IllegalArgumentException("'" + s + "' is not a level (frame, decode, semantic)");
+            if (l == null) throw new IllegalArgumentException("'" + s + "' is not a level (frame, decode, semantic, values)");
             return l;
         }
     }
@@ -131,6 +145,7 @@ public final class WalVerify implements Callable<Integer> {
                 return read;
             }
         };
+        if (follow) return follow(out, err, format, streaming);
         VerifyReport r;
         try {
             r = Verifier.verify(path, level, listener);
@@ -149,6 +164,75 @@ public final class WalVerify implements Callable<Integer> {
         else VerifyPrinter.of(format).print(out, r, code);
         out.flush();
         return code.code();
+    }
+
+    /**
+     * {@code --follow}: each damage and finding as it is found (a line, or a JSON line with --jsonl), then the report.
+     * SIGINT and SIGTERM end the follow: the report is printed and the process exits with the log's exit code.
+     */
+    private int follow(PrintWriter out, PrintWriter err, OutputFormat format, Verifier.Listener streaming) {
+        if (idleExit < 0 || tornAfter < 0) {
+            err.println("walverify: --idle-exit and --torn-after take seconds, 0 or more");
+            return ExitCode.USAGE.code();
+        }
+        Verifier.Listener lines = quiet ? new Verifier.Listener() { } : streaming != null ? streaming : new Verifier.Listener() {
+            @Override
+            public void damage(DamageLocator.Located d) {
+                dev.walkit.cli.render.AccountText.span(out, "", d);
+                out.flush();
+            }
+
+            @Override
+            public void finding(Finding f) {
+                dev.walkit.cli.render.AccountText.finding(out, "", f);
+                out.flush();
+            }
+        };
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        int[] exit = {ExitCode.SOFTWARE.code()};
+        Thread hook = new Thread(() -> {
+            // A signal: the follow stops, the report is printed, and the exit code is the log's, not the signal's.
+            stop.set(true);
+            try {
+                if (done.await(30, java.util.concurrent.TimeUnit.SECONDS)) Runtime.getRuntime().halt(exit[0]);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "walverify-follow-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            VerifyReport r = FollowVerify.run(path, lines, (long) (idleExit * 1e9), (long) (tornAfter * 1e9), stop::get, line -> {
+                if (!quiet && !jsonl) {
+                    out.println(line);
+                    out.flush();
+                }
+            });
+            ExitCode code = exitCode(r);
+            if (!quiet) {
+                if (jsonl) out.println(JsonPrinter.summary(r, code, false));
+                else VerifyPrinter.of(format).print(out, r, code);
+                out.flush();
+            }
+            exit[0] = code.code();
+            return code.code();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            if (!quiet) err.println("walverify: " + dev.walkit.cli.IoErrors.describe(e));
+            exit[0] = ExitCode.UNREADABLE.code();
+            return exit[0];
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ExitCode.SOFTWARE.code();
+        } finally {
+            done.countDown();
+            if (!stop.get()) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook is running: it halts with the exit code
+                }
+            }
+        }
     }
 
     static ExitCode exitCode(VerifyReport r) {

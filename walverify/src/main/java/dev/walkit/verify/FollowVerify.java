@@ -1,0 +1,65 @@
+package dev.walkit.verify;
+
+import dev.walkit.format.Finding;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.Wal;
+import dev.walkit.format.WalFormat;
+import dev.walkit.format.account.Account;
+import dev.walkit.format.account.AccountListener;
+import dev.walkit.format.account.Store;
+import dev.walkit.format.account.WalKeys;
+import dev.walkit.format.replay.Replayer;
+import dev.walkit.format.replay.WalFollower;
+import dev.walkit.format.scan.SplitScan;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code walverify --follow}: a live WAL verified as it grows ({@link WalFollower}, the one replay), each damaged span
+ * and finding told as it is found, until {@code stop} says so or the file has not grown for {@code idleExitNanos};
+ * then the account of all that was read, judged as the whole log's.
+ */
+final class FollowVerify {
+    /** How often the file is looked at. */
+    static final long POLL_MILLIS = 100;
+
+    private FollowVerify() {
+    }
+
+    /** What it tells besides damage and findings: a file replaced or cut (one line each). */
+    interface Notes {
+        void note(String line);
+    }
+
+    static VerifyReport run(Path input, Verifier.Listener l, long idleExitNanos, long tornAfterNanos, BooleanSupplier stop, Notes notes)
+            throws IOException, InterruptedException {
+        Path walPath = Wal.resolve(input);
+        AccountListener listener = new AccountListener(l::damage);
+        int[] told = {0};
+        try (WalFollower f = new WalFollower(walPath, ReaderOptions.defaults(), listener,
+                (p, why, rev) -> notes.note(p + ": " + why + "; following the new file past revision " + rev), tornAfterNanos)) {
+            long lastGrowth = System.nanoTime();
+            while (!stop.getAsBoolean()) {
+                long now = System.nanoTime();
+                if (f.poll(now) > 0) lastGrowth = now;
+                told[0] = tell(f.replayer().findings(), told[0], l);
+                if (idleExitNanos > 0 && now - lastGrowth >= idleExitNanos) break;
+                Thread.sleep(POLL_MILLIS);
+            }
+            Replayer s = f.end();
+            tell(s.findings(), told[0], l);
+            long bytes = f.bytes();
+            Account a = listener.account(Store.wal(walPath, bytes, WalFormat.V2.label()), s, bytes, WalKeys.of(f.file(), WalFormat.V2));
+            return new VerifyReport(WalFormat.V2, VerifyLevel.SEMANTIC, a, Wal.leftoverCompaction(walPath), -1, false, null, SplitScan.Outcome.ONE_THREAD);
+        }
+    }
+
+    /** The findings from {@code from} on, told; how many have been. */
+    private static int tell(List<Finding> findings, int from, Verifier.Listener l) {
+        for (int i = from; i < findings.size(); i++) l.finding(findings.get(i));
+        return findings.size();
+    }
+}
