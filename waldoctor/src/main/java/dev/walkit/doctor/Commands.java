@@ -103,7 +103,9 @@ public final class Commands {
         add("leases", "leases", "rebuilt leases: each lease ID and its live keys", Set.of(), Set.of(), false, Commands::leases);
         add("lease", "lease ID [--limit N]", "the live keys attached to a lease", Set.of("--limit"), Set.of(), false, Commands::lease);
         add("txn", "txn R", "the records of the transaction at revision R", Set.of(), Set.of(), false, Commands::txn);
-        add("records", "records [--from OFFSET] [--limit N]", "records and damaged spans as the reader sees them", Set.of("--from", "--limit"), Set.of(), false, Commands::records);
+        add("records", "records [--from OFFSET] [--limit N] [--follow [--idle-exit S]]", "records and damaged spans as the reader sees them; "
+                + "one-shot with --follow, those appended to a live WAL as they come (from --from, else its end), until ^C",
+                Set.of("--from", "--limit", "--idle-exit"), Set.of("--follow"), false, Commands::records);
         add("hexdump", "hexdump OFFSET [LEN]", "raw bytes of the file", Set.of(), Set.of(), false, Commands::hexdump);
         add("damage", "damage", "damaged spans and findings, with the revisions around them", Set.of(), Set.of(), false, Commands::damage);
         add("help", "help [COMMAND]", "this list", Set.of(), Set.of(), false, Commands::help);
@@ -554,6 +556,7 @@ public final class Commands {
     private static ShellCommand.Outcome records(ShellContext ctx, Args a, PrintWriter out) {
         ShellCommand.Outcome walOnly = walOnly(ctx, "records", out);
         if (walOnly != null) return walOnly;
+        if (a.has("--follow")) return error(out, "--follow follows a live WAL from the command line: waldoctor records PATH --follow");
         long from = a.number("--from", 0);
         long limit = a.number("--limit", 20);
         if (from < 0 || limit < 0) return error(out, a.error());

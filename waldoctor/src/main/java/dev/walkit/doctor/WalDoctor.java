@@ -186,6 +186,27 @@ public final class WalDoctor implements Callable<Integer> {
         }
     }
 
+    /** {@code records PATH --follow [--from OFFSET] [--idle-exit S]}: the log is followed, not loaded. */
+    static int followRecords(Path path, List<String> words, String name, PrintWriter out, PrintWriter err) {
+        Args a = Args.parse(words, java.util.Set.of("--from", "--limit", "--idle-exit"), java.util.Set.of("--follow"));
+        if (a.error() != null || !a.positional().isEmpty()) {
+            err.println(name + ": " + (a.error() != null ? a.error() : "usage: waldoctor records PATH --follow [--from OFFSET] [--idle-exit S]"));
+            return ExitCode.USAGE.code();
+        }
+        double idle;
+        try {
+            idle = a.get("--idle-exit") == null ? 0 : Double.parseDouble(a.get("--idle-exit"));
+        } catch (NumberFormatException e) {
+            idle = -1;
+        }
+        long from = a.number("--from", -1);
+        if (idle < 0 || (a.get("--from") != null && from < 0)) {
+            err.println(name + ": --idle-exit takes seconds and --from an offset, 0 or more");
+            return ExitCode.USAGE.code();
+        }
+        return RecordsFollow.run(path, from, idle, out, err);
+    }
+
     /** One command of the table, run once: {@code waldoctor get PATH KEY [--rev R] [-w json|table]}. */
     @Command(mixinStandardHelpOptions = true)
     static final class OneShot implements Callable<Integer> {
@@ -222,6 +243,7 @@ public final class WalDoctor implements Callable<Integer> {
                 return ExitCode.USAGE.code();
             }
             Path path = Path.of(words.remove(at));
+            if (command.name().equals("records") && words.contains("--follow")) return followRecords(path, words, name, out, err);
             return withIndex(path, err, false, x -> {
                 ShellContext ctx = new ShellContext(x, showSecrets);
                 if (writeOut.format() != OutputFormat.SIMPLE) return StructuredOutput.run(command.name(), ctx, words, writeOut.format(), out, err);

@@ -1,0 +1,103 @@
+package dev.walkit.doctor;
+
+import dev.walkit.cli.ExitCode;
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.Flags;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.RecordLayout;
+import dev.walkit.format.Wal;
+import dev.walkit.format.account.WalKeys;
+import dev.walkit.format.replay.Replayer;
+import dev.walkit.format.replay.WalFollower;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * {@code waldoctor records PATH --follow}: a live WAL's records and damaged spans as they are appended, in the lines
+ * {@code records} prints (pg_waldump --follow, tail -f), from {@code --from} (else the end as it is now), until a
+ * signal or {@code --idle-exit} seconds without growth. Nothing is loaded first: the log is read as it grows
+ * ({@link WalFollower}).
+ */
+final class RecordsFollow {
+    private RecordsFollow() {
+    }
+
+    static int run(Path input, long from, double idleExitSeconds, PrintWriter out, PrintWriter err) {
+        Path wal;
+        long start;
+        try {
+            wal = Wal.resolve(input);
+            start = from >= 0 ? from : Files.size(wal);
+        } catch (IOException e) {
+            err.println("waldoctor records: " + dev.walkit.cli.IoErrors.describe(e));
+            return ExitCode.UNREADABLE.code();
+        }
+        WalFollower[] f = {null};
+        Replayer.Listener lines = new Replayer.Listener() {
+            @Override
+            public void read(long offset, long revision) {
+                if (offset < start) return;
+                KeyValue kv = WalKeys.recordAt(f[0].file(), offset);
+                int length = RecordLayout.OVERHEAD + f[0].file().intAt(offset + RecordLayout.REC_LEN_OFFSET);
+                out.printf("@%-10d %5d B  rev %-8d %-17s %s%n", offset, length, revision, kv == null ? "?" : Flags.describe(kv.flags()),
+                        kv == null ? "?" : dev.walkit.cli.KeyText.quote(kv.key()));
+                out.flush();
+            }
+
+            @Override
+            public void damage(DamageSpan d) {
+                if (d.offset() + d.length() <= start) return;
+                out.printf("@%-10d %5d B  DAMAGE %s: %s%n", d.offset(), d.length(), d.kind().label(), d.describe());
+                out.flush();
+            }
+        };
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            stop.set(true);
+            try {
+                done.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "waldoctor-follow-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (WalFollower follower = new WalFollower(wal, ReaderOptions.defaults(), lines,
+                (p, why, rev) -> {
+                    out.println("(" + p + ": " + why + "; following the new file past revision " + rev + ")");
+                    out.flush();
+                }, 5_000_000_000L)) {
+            f[0] = follower;
+            out.printf("(following %s from offset %d; ^C to stop)%n", wal, start);
+            out.flush();
+            long idle = (long) (idleExitSeconds * 1e9);
+            long lastGrowth = System.nanoTime();
+            while (!stop.get()) {
+                long now = System.nanoTime();
+                if (follower.poll(now) > 0) lastGrowth = now;
+                if (idle > 0 && now - lastGrowth >= idle) break;
+                Thread.sleep(100);
+            }
+            return ExitCode.OK.code();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            err.println("waldoctor records: " + dev.walkit.cli.IoErrors.describe(e));
+            return ExitCode.UNREADABLE.code();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ExitCode.OK.code();
+        } finally {
+            done.countDown();
+            if (!stop.get()) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook runs: it has waited for this
+                }
+            }
+        }
+    }
+}
