@@ -55,18 +55,8 @@ final class RecordsFollow {
                 out.flush();
             }
         };
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            stop.set(true);
-            try {
-                done.await(10, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "waldoctor-follow-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try (WalFollower follower = new WalFollower(wal, ReaderOptions.defaults(), lines,
+        try (dev.walkit.cli.StopOnSignal signal = new dev.walkit.cli.StopOnSignal("waldoctor-follow");
+             WalFollower follower = new WalFollower(wal, ReaderOptions.defaults(), lines,
                 (p, why, rev) -> {
                     out.println("(" + p + ": " + why + "; following the new file past revision " + rev + ")");
                     out.flush();
@@ -76,28 +66,19 @@ final class RecordsFollow {
             out.flush();
             long idle = (long) (idleExitSeconds * 1e9);
             long lastGrowth = System.nanoTime();
-            while (!stop.get()) {
+            while (!signal.stopped()) {
                 long now = System.nanoTime();
                 if (follower.poll(now) > 0) lastGrowth = now;
                 if (idle > 0 && now - lastGrowth >= idle) break;
                 Thread.sleep(100);
             }
-            return ExitCode.OK.code();
+            return signal.done(ExitCode.OK.code());
         } catch (IOException | java.io.UncheckedIOException e) {
             err.println("waldoctor records: " + dev.walkit.cli.IoErrors.describe(e));
             return ExitCode.UNREADABLE.code();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return ExitCode.OK.code();
-        } finally {
-            done.countDown();
-            if (!stop.get()) {
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException shuttingDown) {
-                    // the hook runs: it has waited for this
-                }
-            }
         }
     }
 }

@@ -188,49 +188,27 @@ public final class WalVerify implements Callable<Integer> {
                 out.flush();
             }
         };
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-        int[] exit = {ExitCode.SOFTWARE.code()};
-        Thread hook = new Thread(() -> {
-            // A signal: the follow stops, the report is printed, and the exit code is the log's, not the signal's.
-            stop.set(true);
+        try (dev.walkit.cli.StopOnSignal signal = new dev.walkit.cli.StopOnSignal("walverify-follow")) {
             try {
-                if (done.await(30, java.util.concurrent.TimeUnit.SECONDS)) Runtime.getRuntime().halt(exit[0]);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "walverify-follow-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            VerifyReport r = FollowVerify.run(path, lines, (long) (idleExit * 1e9), (long) (tornAfter * 1e9), stop::get, line -> {
-                if (!quiet && !jsonl) {
-                    out.println(line);
+                VerifyReport r = FollowVerify.run(path, lines, (long) (idleExit * 1e9), (long) (tornAfter * 1e9), signal::stopped, line -> {
+                    if (!quiet && !jsonl) {
+                        out.println(line);
+                        out.flush();
+                    }
+                });
+                ExitCode code = exitCode(r);
+                if (!quiet) {
+                    if (jsonl) out.println(JsonPrinter.summary(r, code, false));
+                    else VerifyPrinter.of(format).print(out, r, code);
                     out.flush();
                 }
-            });
-            ExitCode code = exitCode(r);
-            if (!quiet) {
-                if (jsonl) out.println(JsonPrinter.summary(r, code, false));
-                else VerifyPrinter.of(format).print(out, r, code);
-                out.flush();
-            }
-            exit[0] = code.code();
-            return code.code();
-        } catch (IOException | java.io.UncheckedIOException e) {
-            if (!quiet) err.println("walverify: " + dev.walkit.cli.IoErrors.describe(e));
-            exit[0] = ExitCode.UNREADABLE.code();
-            return exit[0];
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return ExitCode.SOFTWARE.code();
-        } finally {
-            done.countDown();
-            if (!stop.get()) {
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException shuttingDown) {
-                    // the hook is running: it halts with the exit code
-                }
+                return signal.done(code.code());
+            } catch (IOException | java.io.UncheckedIOException e) {
+                if (!quiet) err.println("walverify: " + dev.walkit.cli.IoErrors.describe(e));
+                return signal.done(ExitCode.UNREADABLE.code());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return signal.done(ExitCode.SOFTWARE.code());
             }
         }
     }

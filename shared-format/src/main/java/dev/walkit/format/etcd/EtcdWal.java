@@ -265,14 +265,10 @@ public final class EtcdWal {
         return out;
     }
 
-    /** {value, next index} of the varint at {@code at}, or null when it runs past {@code end}. */
+    /** {value, next index} of the varint at {@code at}, or null when it runs past {@code end} (protobuf's, {@link dev.walkit.format.Varints}). */
     static long[] varint(ByteBuffer b, int at, int end) {
-        long v = 0;
-        for (int s = 0, i = at; i < end && s < 64; s += 7, i++) {
-            int x = b.get(i) & 0xff;
-            v |= (long) (x & 0x7f) << s;
-            if (x < 0x80) return new long[] {v, i + 1};
-        }
-        return null;
+        long[] v = new long[1];
+        int next = dev.walkit.format.Varints.readVarint(b, at, end, v);
+        return next == dev.walkit.format.Varints.MALFORMED ? null : new long[] {v[0], next};
     }
 }
