@@ -67,7 +67,8 @@ public final class KineDb implements AutoCloseable {
             dev.walkit.format.sqlite.SqliteWalCheck.State wal = dev.walkit.format.sqlite.SqliteWalCheck.inspect(copy);
             // Where SQLite refuses the file (its header, the table's root or an end leaf damaged, the file cut short),
             // the rows are read out of its pages into a new database, and that is what is read.
-            String refusal = sniff(copy) ? refusal(copy) : "its first 16 bytes are not SQLite's header";
+            // (An empty file is an empty database to SQLite: it answers that it has no kine table.)
+            String refusal = Files.size(copy) == 0 || sniff(copy) ? refusal(copy) : "its first 16 bytes are not SQLite's header";
             KineSalvage.Result salvage = null;
             if (refusal != null) {
                 Path damaged = dir.resolve("damaged.db");
@@ -96,7 +97,13 @@ public final class KineDb implements AutoCloseable {
     private static String refusal(Path copy) {
         java.util.Properties ro = new java.util.Properties();
         ro.setProperty("open_mode", "1"); // sqlite-jdbc's SQLiteConfig.setReadOnly: SQLITE_OPEN_READONLY
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy, ro); Statement s = c.createStatement()) {
+        Connection opened;
+        try {
+            opened = DriverManager.getConnection("jdbc:sqlite:" + copy, ro);
+        } catch (SQLException e) {
+            throw cannotStart(e); // SQLite opens lazily: this is SQLite itself not starting, not the file
+        }
+        try (Connection c = opened; Statement s = c.createStatement()) {
             try (java.sql.ResultSet r = s.executeQuery("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kine'")) {
                 if (!r.next()) return null;
             }
@@ -187,11 +194,16 @@ public final class KineDb implements AutoCloseable {
         try {
             return DriverManager.getConnection("jdbc:sqlite:" + db);
         } catch (SQLException e) {
-            Throwable root = e;
-            while (root.getCause() != null) root = root.getCause();
-            throw new IllegalStateException("cannot start SQLite (" + e.getMessage() + (root != e ? ": " + root : "")
-                    + "); sqlite-jdbc extracts its native library into java.io.tmpdir: if that is mounted noexec, set JAVA_OPTS=-Dorg.sqlite.tmpdir=DIR", e);
+            throw cannotStart(e);
         }
+    }
+
+    /** SQLite could not start (its native library did not load): what to do about it. */
+    private static IllegalStateException cannotStart(SQLException e) {
+        Throwable root = e;
+        while (root.getCause() != null) root = root.getCause();
+        return new IllegalStateException("cannot start SQLite (" + e.getMessage() + (root != e ? ": " + root : "")
+                + "); sqlite-jdbc extracts its native library into java.io.tmpdir: if that is mounted noexec, set JAVA_OPTS=-Dorg.sqlite.tmpdir=DIR", e);
     }
 
     /** kine's own rows ({@code compact_rev_key}, {@code compact_rev_key_apiserver}, {@code gap-*}): not data. */
