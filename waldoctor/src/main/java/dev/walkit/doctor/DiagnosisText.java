@@ -13,6 +13,8 @@ import java.io.PrintWriter;
 final class DiagnosisText implements DiagnosisPrinter {
     /** Keys listed one by one on a terminal; JSON lists them all. */
     static final int KEYS_SHOWN = 50;
+    /** Findings of one kind shown on the page of text. */
+    static final int FINDINGS_SHOWN = 20;
 
     @Override
     public void print(PrintWriter out, Diagnosis d) {
@@ -31,7 +33,15 @@ final class DiagnosisText implements DiagnosisPrinter {
         if (a.damage().isEmpty() && a.findings().isEmpty() && a.store().damage().isEmpty()) out.printf("  none: the log is healthy%n");
         AccountText.storeDamage(out, "  ", a);
         for (DamageLocator.Located l : a.damage()) AccountText.span(out, "  ", l);
-        for (Finding x : a.findings()) AccountText.finding(out, "  ", x);
+        // Bounded by kind on the page of text (a 100 MiB overwrite leaves thousands of one kind); all in -w json.
+        java.util.Map<dev.walkit.format.DamageKind, Integer> shown = new java.util.EnumMap<>(dev.walkit.format.DamageKind.class);
+        for (Finding x : a.findings()) {
+            int n = shown.merge(x.kind(), 1, Integer::sum);
+            if (n <= FINDINGS_SHOWN) AccountText.finding(out, "  ", x);
+        }
+        shown.forEach((kind, n) -> {
+            if (n > FINDINGS_SHOWN) out.printf("  … %,d more %s finding(s) (-w json lists them all)%n", n - FINDINGS_SHOWN, kind.label());
+        });
         if (!a.drops().isEmpty() || a.lostUpTo() > 0 || !a.affectedKeys().isEmpty() || !d.lostWindows().isEmpty()) {
             out.printf("== what it costs%n  %s%n", a.revisions().text());
         }

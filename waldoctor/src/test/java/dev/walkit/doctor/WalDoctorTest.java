@@ -48,6 +48,19 @@ class WalDoctorTest {
         return out;
     }
 
+    /** Findings of one kind past 20 are counted on the page of text, not printed one by one; JSON has them all. */
+    @Test
+    void findingsOfOneKindAreBoundedInTextAndWholeInJson() throws Exception {
+        java.io.ByteArrayOutputStream log = new java.io.ByteArrayOutputStream();
+        RecordEncoder enc = new RecordEncoder();
+        for (int rev = 1; rev <= 30; rev++) log.writeBytes(enc.encode(KeyValue.delete(("/registry/x/" + rev).getBytes(StandardCharsets.UTF_8), rev)));
+        Path wal = Files.write(dir.resolve("wal"), log.toByteArray());
+        Run text = run("diagnose", wal.toString());
+        assertEquals(20, text.out().lines().filter(l -> l.startsWith("  delete-of-absent-key at offset")).count(), text.out());
+        assertTrue(text.out().contains("  … 10 more delete-of-absent-key finding(s) (-w json lists them all)\n"), text.out());
+        assertEquals(30, run("diagnose", "-w", "json", wal.toString()).json().get("findings").size());
+    }
+
     /**
      * Revisions lost in zeroed bytes, whose keys no byte names: the report says the window and the resources the ten
      * transactions on each side wrote, in text, JSON and the shell's damage.
