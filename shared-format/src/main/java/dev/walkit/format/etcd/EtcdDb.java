@@ -196,6 +196,7 @@ public final class EtcdDb implements Closeable {
         }
         KvDecoder dec = new KvDecoder();
         KvFields kv = new KvFields();
+        ValueChecker values = checkValues ? new ValueChecker() : null;
         bolt.walk(key, (p, k, kl, v, vl, bucket) -> {
             if (bucket || (kl != REV_BYTES && kl != REV_BYTES + 1) || p.get(k + 8) != '_' || (kl == REV_BYTES + 1 && p.get(k + REV_BYTES) != 't')) {
                 damage.add(new BoltDamage(-1, -1, "key bucket: a key of " + kl + " bytes that is not a revision"));
@@ -219,16 +220,16 @@ public final class EtcdDb implements Closeable {
             } else if (vl > 2 * bolt.meta().pageSize()) {
                 zeroPages(p, v, vl, main, sub, kv);
             }
-            if (checkValues && !tombstone && kv.valueLength() > 0) {
-                byte[] vkey = kv.key(p);
-                String why = dev.walkit.format.ValueCheck.check(vkey, kv.value(p));
-                if (why != null) {
-                    long pid = p.getLong(0);
-                    damage.add(new BoltDamage(pid, pid * bolt.meta().pageSize(), "revision " + main + "." + sub + " (key " + quote(vkey) + "): " + why));
-                }
+            if (values != null && !tombstone && kv.valueLength() > 0) {
+                long pid = p.getLong(0);
+                values.check(pid, pid * bolt.meta().pageSize(), main, sub, kv.key(p), kv.value(p));
             }
             visitor.revision(main, sub, tombstone, p, kv);
         });
+        if (values != null) {
+            damage.addAll(values.damage());
+            values.close();
+        }
     }
 
     /** A page-aligned page of the file inside a value spread over overflow pages that is all zeros: damage, named. */
