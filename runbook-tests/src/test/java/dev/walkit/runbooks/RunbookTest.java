@@ -40,7 +40,8 @@ class RunbookTest {
     @ParameterizedTest(name = "{0} on {1}")
     @CsvSource({"power-loss.md, small-torn-tail", "crc-after-upgrade.md, small-crc-range-bug",
             "keys-vanished-after-compaction.md, small", "leases-missing.md, small", "kine-to-etcd.md, kine",
-            "etcd-to-store.md, etcd", "inspect-kine.md, kine-only", "rollback-to-kine.md, small", "serve.md, sample"})
+            "etcd-to-store.md, etcd", "inspect-kine.md, kine-only", "rollback-to-kine.md, small", "serve.md, sample",
+            "watch-live-log.md, small"})
     void everyCommandRunsAsShown(String runbook, String fixture) throws Exception {
         Path store = dir.resolve("STORE");
         Path kine = dir.resolve("KINE");
