@@ -331,6 +331,11 @@ public final class EtcdDb implements Closeable {
         }
         all.addAll(damage);
         if (etcdWal() != null) for (String d : etcdWal().damage()) all.add(new BoltDamage(-1, -1, "member/wal: " + d));
+        if (applied != null && !applied.undecodable.isEmpty()) {
+            all.add(new BoltDamage(-1, -1, "member/wal: " + applied.undecodable.size() + " entr" + (applied.undecodable.size() == 1 ? "y" : "ies")
+                    + " past the consistent index whose data is no request this reads (index " + applied.undecodable.get(0)
+                    + (applied.undecodable.size() > 1 ? ", …" : "") + "): not applied, so what etcd serves after a restart may differ"));
+        }
         return List.copyOf(all);
     }
 

@@ -35,7 +35,10 @@ final class RaftApply {
         final List<Long> revoked = new ArrayList<>();
         long entries;
         long requests;
-        long skipped;
+        /** v2 requests (etcd 3.4 publishes its members' attributes so): no key of the v3 store changes. */
+        long v2;
+        /** The indexes of entries whose data is no request this reads: the view may differ from what etcd serves. */
+        final List<Long> undecodable = new ArrayList<>();
     }
 
     private final NavigableMap<byte[], Kv> live;
@@ -60,16 +63,20 @@ final class RaftApply {
             result.entries++;
             if (e.type() != 0 || e.data().length == 0) continue; // a membership change, or the leader's empty entry
             Msg m = Msg.of(e.data());
-            if (m == null || m.has(2)) { // not a v3 request (a v2 one: the cluster's own attributes)
-                result.skipped++;
+            if (m == null) {
+                result.undecodable.add(e.index());
+                continue;
+            }
+            if (m.has(2)) { // a v2 request: the cluster's own attributes
+                result.v2++;
                 continue;
             }
             result.requests++;
             writes = new ArrayList<>();
             try {
                 request(m);
-            } catch (RuntimeException notARequest) { // a part that does not decode: the entry changes nothing here
-                result.skipped++;
+            } catch (RuntimeException notARequest) { // a part that does not decode: the entry is not applied
+                result.undecodable.add(e.index());
                 writes.clear();
             }
             if (!writes.isEmpty()) {
