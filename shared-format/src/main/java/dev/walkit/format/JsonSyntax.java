@@ -34,12 +34,8 @@ public final class JsonSyntax {
                             i++;
                             needValue = false;
                         } else {
-                            if (i >= to || b[i] != '"') return "an object's name expected at byte " + i;
-                            i = string(b, i, to);
-                            if (i < 0) return "a string that does not end well (byte " + (-i - 1) + ")";
-                            i = ws(b, i, to);
-                            if (i >= to || b[i] != ':') return "':' expected at byte " + i;
-                            i = ws(b, i + 1, to);
+                            i = member(b, i, to);
+                            if (i < 0) return memberError(b, -i - 1, to);
                             continue;
                         }
                     }
@@ -91,12 +87,8 @@ public final class JsonSyntax {
             if (c == ',') {
                 i = ws(b, i + 1, to);
                 if (stack[depth - 1] == 1) {
-                    if (i >= to || b[i] != '"') return "an object's name expected at byte " + i;
-                    i = string(b, i, to);
-                    if (i < 0) return "a string that does not end well (byte " + (-i - 1) + ")";
-                    i = ws(b, i, to);
-                    if (i >= to || b[i] != ':') return "':' expected at byte " + i;
-                    i = ws(b, i + 1, to);
+                    i = member(b, i, to);
+                    if (i < 0) return memberError(b, -i - 1, to);
                 }
                 needValue = true;
             } else if ((c == '}' && stack[depth - 1] == 1) || (c == ']' && stack[depth - 1] == 2)) {
@@ -106,6 +98,24 @@ public final class JsonSyntax {
                 return "',' or the container's end expected at byte " + i;
             }
         }
+    }
+
+    /** Past an object member's name and its ':' (and the whitespace after) at {@code i}; {@code -i - 1} when they are not there. */
+    private static int member(byte[] b, int i, int to) {
+        if (i >= to || b[i] != '"') return -i - 1;
+        int e = string(b, i, to);
+        if (e < 0) return -i - 1;
+        e = ws(b, e, to);
+        if (e >= to || b[e] != ':') return -i - 1;
+        return ws(b, e + 1, to);
+    }
+
+    /** What is wrong with the member that should start at {@code i}. */
+    private static String memberError(byte[] b, int i, int to) {
+        if (i >= to || b[i] != '"') return "an object's name expected at byte " + i;
+        int e = string(b, i, to);
+        if (e < 0) return "a string that does not end well (byte " + (-e - 1) + ")";
+        return "':' expected at byte " + ws(b, e, to);
     }
 
     private static int ws(byte[] b, int i, int to) {

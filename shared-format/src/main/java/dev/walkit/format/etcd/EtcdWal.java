@@ -107,24 +107,24 @@ public final class EtcdWal {
                     else damage.add(where + ": a record that is not a walpb.Record");
                     break;
                 }
-                if (r.type == CRC) {
-                    if (crc != 0 && r.crc != crc) {
-                        damage.add(where + ": the crc record carries " + Integer.toUnsignedString(r.crc, 16) + ", the chain is at " + Integer.toUnsignedString(crc, 16));
+                if (r.type() == CRC) {
+                    if (crc != 0 && r.crc() != crc) {
+                        damage.add(where + ": the crc record carries " + Integer.toUnsignedString(r.crc(), 16) + ", the chain is at " + Integer.toUnsignedString(crc, 16));
                         break;
                     }
-                    crc = r.crc;
+                    crc = r.crc();
                 } else {
                     c.reset();
-                    c.update(b.duplicate().position(r.dataAt).limit(r.dataAt + r.dataLength));
-                    int next = Crc32cMath.combine(crc, (int) c.getValue(), r.dataLength);
-                    if (next != r.crc) {
+                    c.update(b.duplicate().position(r.dataAt()).limit(r.dataAt() + r.dataLength()));
+                    int next = Crc32cMath.combine(crc, (int) c.getValue(), r.dataLength());
+                    if (next != r.crc()) {
                         if (lastFile && tornEntry(b, dataAt, (int) (length + pad))) torn = where + ": a record fails its crc, a sector of it zeros: a write cut short";
                         else damage.add(where + ": a record of type " + r.type + " fails its crc (the chain is broken: etcd stops here)");
                         break;
                     }
                     crc = next;
-                    if (r.type == ENTRY) {
-                        Entry e = entry(b, r.dataAt, r.dataLength);
+                    if (r.type() == ENTRY) {
+                        Entry e = entry(b, r.dataAt(), r.dataLength());
                         if (e == null) {
                             damage.add(where + ": an entry record that is not a raftpb.Entry");
                             break;
@@ -133,8 +133,8 @@ public final class EtcdWal {
                         while (!entries.isEmpty() && entries.get(entries.size() - 1).index() >= e.index()) entries.remove(entries.size() - 1);
                         if (e.index() > from) entries.add(e);
                         last = e.index();
-                    } else if (r.type == STATE) {
-                        long[] hs = varints(b, r.dataAt, r.dataLength, 3);
+                    } else if (r.type() == STATE) {
+                        long[] hs = varints(b, r.dataAt(), r.dataLength(), 3);
                         if (hs[2] > 0) commit = hs[2];
                     }
                 }
@@ -164,15 +164,17 @@ public final class EtcdWal {
         return false;
     }
 
-    /** A walpb.Record's fields: type, crc and where its data lies. */
-    private static final class Rec {
-        long type;
-        int crc;
-        int dataAt;
-        int dataLength;
+    /**
+     * The fields numbered 1 to 7 of a protobuf message at [at, at + length): each varint's value, each length-delimited
+     * field's place (the last of each number); fixed-size fields passed over. Null when it does not decode.
+     */
+    private static final class Fields {
+        final long[] varint = new long[8];
+        final int[] bytesAt = new int[8];
+        final int[] bytesLength = new int[8];
 
-        static Rec parse(ByteBuffer b, int at, int length) {
-            Rec r = new Rec();
+        static Fields of(ByteBuffer b, int at, int length) {
+            Fields f = new Fields();
             int end = at + length;
             int i = at;
             while (i < end) {
@@ -181,88 +183,53 @@ public final class EtcdWal {
                 i = (int) t[1];
                 int field = (int) (t[0] >>> 3);
                 int wire = (int) (t[0] & 7);
+                boolean kept = field >= 1 && field <= 7;
                 if (wire == 0) {
                     long[] v = varint(b, i, end);
                     if (v == null) return null;
                     i = (int) v[1];
-                    if (field == 1) r.type = v[0];
-                    else if (field == 2) r.crc = (int) v[0];
+                    if (kept) f.varint[field] = v[0];
                 } else if (wire == 2) {
                     long[] n = varint(b, i, end);
                     if (n == null || n[0] < 0 || n[1] + n[0] > end) return null;
-                    if (field == 3) {
-                        r.dataAt = (int) n[1];
-                        r.dataLength = (int) n[0];
+                    if (kept) {
+                        f.bytesAt[field] = (int) n[1];
+                        f.bytesLength[field] = (int) n[0];
                     }
                     i = (int) (n[1] + n[0]);
-                } else if (wire == 5) {
-                    if (i + 4 > end) return null;
-                    i += 4;
-                } else if (wire == 1) {
-                    if (i + 8 > end) return null;
-                    i += 8;
+                } else if (wire == 5 || wire == 1) {
+                    i += wire == 5 ? 4 : 8;
+                    if (i > end) return null;
                 } else {
                     return null;
                 }
             }
-            return r.type >= 1 && r.type <= 5 ? r : null;
+            return f;
+        }
+    }
+
+    /** A walpb.Record's fields: type 1, crc 2 and where its data (3) lies; null when it is not one. */
+    private record Rec(long type, int crc, int dataAt, int dataLength) {
+        static Rec parse(ByteBuffer b, int at, int length) {
+            Fields f = Fields.of(b, at, length);
+            if (f == null || f.varint[1] < 1 || f.varint[1] > 5) return null;
+            return new Rec(f.varint[1], (int) f.varint[2], f.bytesAt[3], f.bytesLength[3]);
         }
     }
 
     /** A raftpb.Entry at {@code at}: Type 1, Term 2, Index 3, Data 4; null when it does not decode. */
     static Entry entry(ByteBuffer b, int at, int length) {
-        int end = at + length;
-        int i = at;
-        long type = 0;
-        long term = 0;
-        long index = 0;
-        byte[] data = new byte[0];
-        while (i < end) {
-            long[] t = varint(b, i, end);
-            if (t == null) return null;
-            i = (int) t[1];
-            int field = (int) (t[0] >>> 3);
-            int wire = (int) (t[0] & 7);
-            if (wire == 0) {
-                long[] v = varint(b, i, end);
-                if (v == null) return null;
-                i = (int) v[1];
-                if (field == 1) type = v[0];
-                else if (field == 2) term = v[0];
-                else if (field == 3) index = v[0];
-            } else if (wire == 2) {
-                long[] n = varint(b, i, end);
-                if (n == null || n[0] < 0 || n[1] + n[0] > end) return null;
-                if (field == 4) {
-                    data = new byte[(int) n[0]];
-                    b.get((int) n[1], data);
-                }
-                i = (int) (n[1] + n[0]);
-            } else {
-                return null;
-            }
-        }
-        return new Entry(index, term, (int) type, data);
+        Fields f = Fields.of(b, at, length);
+        if (f == null) return null;
+        byte[] data = new byte[f.bytesLength[4]];
+        b.get(f.bytesAt[4], data);
+        return new Entry(f.varint[3], f.varint[2], (int) f.varint[1], data);
     }
 
-    /** The varint fields 1..{@code n} of the message at {@code at} (0 when absent). */
+    /** The varint fields 1..{@code n} of the message at {@code at} (0 when absent, or when it does not decode). */
     private static long[] varints(ByteBuffer b, int at, int length, int n) {
-        long[] out = new long[n];
-        int end = at + length;
-        int i = at;
-        while (i < end) {
-            long[] t = varint(b, i, end);
-            if (t == null) break;
-            i = (int) t[1];
-            int field = (int) (t[0] >>> 3);
-            int wire = (int) (t[0] & 7);
-            if (wire != 0) break;
-            long[] v = varint(b, i, end);
-            if (v == null) break;
-            i = (int) v[1];
-            if (field >= 1 && field <= n) out[field - 1] = v[0];
-        }
-        return out;
+        Fields f = Fields.of(b, at, length);
+        return f == null ? new long[n] : java.util.Arrays.copyOfRange(f.varint, 1, n + 1);
     }
 
     /** {value, next index} of the varint at {@code at}, or null when it runs past {@code end} (protobuf's, {@link dev.walkit.format.Varints}). */
