@@ -175,7 +175,9 @@ public final class WalVerify implements Callable<Integer> {
             err.println("walverify: --idle-exit and --torn-after take seconds, 0 or more");
             return ExitCode.USAGE.code();
         }
-        Verifier.Listener lines = quiet ? new Verifier.Listener() { } : streaming != null ? streaming : new Verifier.Listener() {
+        // Lines as found in text (or JSON lines with --jsonl); with -w json or table, the one document at the end only.
+        Verifier.Listener lines = quiet || (streaming == null && format != OutputFormat.SIMPLE) ? new Verifier.Listener() { }
+                : streaming != null ? streaming : new Verifier.Listener() {
             @Override
             public void damage(DamageLocator.Located d) {
                 dev.walkit.cli.render.AccountText.span(out, "", d);
@@ -191,7 +193,7 @@ public final class WalVerify implements Callable<Integer> {
         try (dev.walkit.cli.StopOnSignal signal = new dev.walkit.cli.StopOnSignal("walverify-follow")) {
             try {
                 VerifyReport r = FollowVerify.run(path, lines, (long) (idleExit * 1e9), (long) (tornAfter * 1e9), signal::stopped, line -> {
-                    if (!quiet && !jsonl) {
+                    if (!quiet && !jsonl && format == OutputFormat.SIMPLE) {
                         out.println(line);
                         out.flush();
                     }

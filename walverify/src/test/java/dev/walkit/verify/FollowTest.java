@@ -131,4 +131,20 @@ class FollowTest {
         assertEquals(0, p.exitValue(), out);
         assertTrue(out.contains("records 10, transactions 10, revisions 1..10") && out.contains("verdict: healthy (exit 0)"), out);
     }
+
+    @Test
+    void withJsonTheReportIsOneDocument() throws Exception {
+        Path wal = dir.resolve("wal");
+        try (FileOutputStream out = new FileOutputStream(wal.toFile())) {
+            append(out, 1, 10, 0);
+            byte[] bad = put(11);
+            bad[bad.length - 1] ^= 1;
+            out.write(bad);
+            append(out, 12, 14, 0);
+        }
+        WalVerifyTest.Run r = WalVerifyTest.run("--follow", "--idle-exit", "0.5", "-w", "json", wal.toString());
+        assertEquals(3, r.exit(), r.out());
+        assertEquals("damaged", r.json().get("verdict").asText(), r.out());
+        assertEquals(1, r.json().get("damage").size(), r.out());
+    }
 }
