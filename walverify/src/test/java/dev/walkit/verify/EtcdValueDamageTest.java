@@ -72,6 +72,10 @@ class EtcdValueDamageTest {
         assertTrue(pages.stream().anyMatch(page -> r.out().contains("(key " + BIG + "): page " + page + ", inside its value of " + value.length
                 + " bytes, is all zeros (a lost block: bbolt keeps no page checksum)")), pages + "\n" + r.out());
         assertTrue(r.out().contains("revision 2.0 (key " + BIG + ")"), r.out());
+        // At the values level, still one line for that value (not its zero page again as a run of zeros).
+        WalVerifyTest.Run v = WalVerifyTest.run("--level", "values", db.toString());
+        assertEquals(3, v.exit(), v.out());
+        assertEquals(1, v.out().lines().filter(l -> l.contains("(key " + BIG + ")")).count(), v.out());
     }
 
     @Test

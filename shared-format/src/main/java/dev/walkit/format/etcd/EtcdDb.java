@@ -213,14 +213,16 @@ public final class EtcdDb implements Closeable {
             // no page it spans is all zeros (a lost block: etcd would serve those zeros as the value).
             // (A tombstone's KeyValue holds its key only: etcd's delete writes no revisions into it.)
             boolean tombstone = kl == REV_BYTES + 1;
+            boolean named = false; // one line for one damaged value
             if (tombstone ? kv.modRevision() != 0 && kv.modRevision() != main : kv.modRevision() != main) {
                 long pid = p.getLong(0);
                 damage.add(new BoltDamage(pid, pid * bolt.meta().pageSize(), "revision " + main + "." + sub + " (key " + quote(kv.key(p))
                         + "): its KeyValue says mod_revision " + kv.modRevision()));
+                named = true;
             } else if (vl > 2 * bolt.meta().pageSize()) {
-                zeroPages(p, v, vl, main, sub, kv);
+                named = zeroPages(p, v, vl, main, sub, kv);
             }
-            if (values != null && !tombstone && kv.valueLength() > 0) {
+            if (values != null && !named && !tombstone && kv.valueLength() > 0) {
                 long pid = p.getLong(0);
                 values.check(pid, pid * bolt.meta().pageSize(), main, sub, kv.key(p), kv.value(p));
             }
@@ -232,8 +234,8 @@ public final class EtcdDb implements Closeable {
         }
     }
 
-    /** A page-aligned page of the file inside a value spread over overflow pages that is all zeros: damage, named. */
-    private void zeroPages(java.nio.ByteBuffer p, int v, int vl, long main, long sub, KvFields kv) {
+    /** A page-aligned page of the file inside a value spread over overflow pages that is all zeros: damage, named (true). */
+    private boolean zeroPages(java.nio.ByteBuffer p, int v, int vl, long main, long sub, KvFields kv) {
         int ps = bolt.meta().pageSize();
         long pid = p.getLong(0);
         int first = (v + ps - 1) / ps * ps; // the first page boundary inside the value (index in p)
@@ -244,8 +246,9 @@ public final class EtcdDb implements Closeable {
             long page = pid + at / ps;
             damage.add(new BoltDamage(page, page * ps, "revision " + main + "." + sub + " (key " + quote(kv.key(p)) + "): page " + page
                     + ", inside its value of " + kv.valueLength() + " bytes, is all zeros (a lost block: bbolt keeps no page checksum)"));
-            return;
+            return true;
         }
+        return false;
     }
 
     private static final java.nio.ByteBuffer ZERO_PAGE = java.nio.ByteBuffer.allocateDirect(65536).asReadOnlyBuffer();
@@ -305,11 +308,6 @@ public final class EtcdDb implements Closeable {
             if (dir != null) wal = EtcdWal.read(dir, Math.max(0, consistentIndex));
         }
         return wal;
-    }
-
-    /** What applying the log's entries past the consistent index did ({@link EtcdDbWal#emit}); null when none were. */
-    RaftApply.Result applied() {
-        return applied;
     }
 
     void applied(RaftApply.Result r) {

@@ -33,10 +33,6 @@ final class RaftApply {
         final List<List<Write>> revisions = new ArrayList<>();
         final Map<Long, Long> granted = new java.util.LinkedHashMap<>();
         final List<Long> revoked = new ArrayList<>();
-        long entries;
-        long requests;
-        /** v2 requests (etcd 3.4 publishes its members' attributes so): no key of the v3 store changes. */
-        long v2;
         /** The indexes of entries whose data is no request this reads: the view may differ from what etcd serves. */
         final List<Long> undecodable = new ArrayList<>();
     }
@@ -60,18 +56,13 @@ final class RaftApply {
 
     Result apply(List<EtcdWal.Entry> entries) {
         for (EtcdWal.Entry e : entries) {
-            result.entries++;
             if (e.type() != 0 || e.data().length == 0) continue; // a membership change, or the leader's empty entry
             Msg m = Msg.of(e.data());
             if (m == null) {
                 result.undecodable.add(e.index());
                 continue;
             }
-            if (m.has(2)) { // a v2 request: the cluster's own attributes
-                result.v2++;
-                continue;
-            }
-            result.requests++;
+            if (m.has(2)) continue; // a v2 request (etcd 3.4 publishes its members' attributes so): no v3 key changes
             writes = new ArrayList<>();
             try {
                 request(m);
