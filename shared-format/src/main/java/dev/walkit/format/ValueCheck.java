@@ -67,22 +67,22 @@ public final class ValueCheck {
         boolean raw = false;
         int i = at;
         while (i < end) {
-            long[] t = rv(b, i, end);
+            long[] t = ProtoWire.varint(b, i, end);
             if (t == null) return "the k8s envelope's field at byte " + i + " does not decode";
             int field = (int) (t[0] >>> 3);
             int wire = (int) (t[0] & 7);
             i = (int) t[1];
             if (wire != 2 || field < 1 || field > 4) return "the k8s envelope holds field " + field + " (wire type " + wire + ") at byte " + (i - 1) + ": not a runtime.Unknown";
-            long[] n = rv(b, i, end);
+            long[] n = ProtoWire.varint(b, i, end);
             if (n == null || n[1] + n[0] > end) return "the k8s envelope's field " + field + " runs past the value";
             int from = (int) n[1];
             int to = (int) (n[1] + n[0]);
             if (field == 1) {
-                String why = message(b, from, to, 1);
+                String why = message(b, from, to);
                 if (why != null) return "its typeMeta: " + why;
             } else if (field == 2) {
                 raw = true;
-                String why = message(b, from, to, 1);
+                String why = message(b, from, to);
                 if (why != null) return "its object: " + why;
                 String meta = metadata(b, from, to);
                 if (meta != null) return "its ObjectMeta: " + meta;
@@ -96,16 +96,16 @@ public final class ValueCheck {
     private static String metadata(ByteBuffer b, int at, int end) {
         int i = at;
         while (i < end) {
-            long[] t = rv(b, i, end);
+            long[] t = ProtoWire.varint(b, i, end);
             if (t == null) return null; // the object's own check says so
             int field = (int) (t[0] >>> 3);
             int wire = (int) (t[0] & 7);
             i = (int) t[1];
-            int next = skip(b, i, end, wire);
+            int next = ProtoWire.skip(b, i, end, wire);
             if (next < 0) return null;
             if (field == 1 && wire == 2) {
-                long[] n = rv(b, i, end);
-                return message(b, (int) n[1], (int) (n[1] + n[0]), 1);
+                long[] n = ProtoWire.varint(b, i, end);
+                return message(b, (int) n[1], (int) (n[1] + n[0]));
             }
             i = next;
         }
@@ -116,48 +116,18 @@ public final class ValueCheck {
      * A protobuf message's framing at [at, end): every tag a field above 0 and a wire type protobuf has (0, 1, 2,
      * 5), every length within the message, ending exactly at {@code end}; null when so.
      */
-    private static String message(ByteBuffer b, int at, int end, int depth) {
+    private static String message(ByteBuffer b, int at, int end) {
         int i = at;
         while (i < end) {
-            long[] t = rv(b, i, end);
+            long[] t = ProtoWire.varint(b, i, end);
             if (t == null) return "a tag at byte " + i + " runs off its message";
             int field = (int) (t[0] >>> 3);
             int wire = (int) (t[0] & 7);
             if (field == 0) return "field number 0 at byte " + i + " (a tag protobuf never writes)";
             if (wire == 3 || wire == 4 || wire > 5) return "wire type " + wire + " at byte " + i;
-            i = skip(b, (int) t[1], end, wire);
+            i = ProtoWire.skip(b, (int) t[1], end, wire);
             if (i < 0) return "field " + field + " at byte " + t[1] + " runs past its message";
         }
         return null;
-    }
-
-    /** {value, the index after it} of the varint at {@code i}, or null when it runs past {@code end}. */
-    private static long[] rv(ByteBuffer b, int i, int end) {
-        long[] out = new long[1];
-        int next = Varints.readVarint(b, i, end, out);
-        return next == Varints.MALFORMED ? null : new long[] {out[0], next};
-    }
-
-    /** Past a field's value of {@code wire} type at {@code i}; -1 when it runs past {@code end}. */
-    private static int skip(ByteBuffer b, int i, int end, int wire) {
-        switch (wire) {
-            case 0 -> {
-                long[] v = rv(b, i, end);
-                return v == null ? -1 : (int) v[1];
-            }
-            case 1 -> {
-                return i + 8 <= end ? i + 8 : -1;
-            }
-            case 5 -> {
-                return i + 4 <= end ? i + 4 : -1;
-            }
-            case 2 -> {
-                long[] n = rv(b, i, end);
-                return n == null || n[0] < 0 || n[1] + n[0] > end ? -1 : (int) (n[1] + n[0]);
-            }
-            default -> {
-                return -1;
-            }
-        }
     }
 }

@@ -197,11 +197,9 @@ public final class EtcdWal {
                         f.bytesLength[field] = (int) n[0];
                     }
                     i = (int) (n[1] + n[0]);
-                } else if (wire == 5 || wire == 1) {
-                    i += wire == 5 ? 4 : 8;
-                    if (i > end) return null;
                 } else {
-                    return null;
+                    i = dev.walkit.format.ProtoWire.skip(b, i, end, wire);
+                    if (i < 0) return null;
                 }
             }
             return f;
@@ -232,10 +230,8 @@ public final class EtcdWal {
         return f == null ? new long[n] : java.util.Arrays.copyOfRange(f.varint, 1, n + 1);
     }
 
-    /** {value, next index} of the varint at {@code at}, or null when it runs past {@code end} (protobuf's, {@link dev.walkit.format.Varints}). */
+    /** {value, next index} of the varint at {@code at}, or null when it runs past {@code end}. */
     static long[] varint(ByteBuffer b, int at, int end) {
-        long[] v = new long[1];
-        int next = dev.walkit.format.Varints.readVarint(b, at, end, v);
-        return next == dev.walkit.format.Varints.MALFORMED ? null : new long[] {v[0], next};
+        return dev.walkit.format.ProtoWire.varint(b, at, end);
     }
 }

@@ -192,27 +192,26 @@ final class RaftApply {
             ByteBuffer buf = ByteBuffer.wrap(b);
             int i = 0;
             while (i < b.length) {
-                long[] t = EtcdWal.varint(buf, i, b.length);
+                long[] t = dev.walkit.format.ProtoWire.varint(buf, i, b.length);
                 if (t == null) return null;
                 i = (int) t[1];
                 int field = (int) (t[0] >>> 3);
                 switch ((int) (t[0] & 7)) {
                     case 0 -> {
-                        long[] v = EtcdWal.varint(buf, i, b.length);
+                        long[] v = dev.walkit.format.ProtoWire.varint(buf, i, b.length);
                         if (v == null) return null;
                         i = (int) v[1];
                         m.fields.computeIfAbsent(field, f -> new ArrayList<>()).add(v[0]);
                     }
                     case 2 -> {
-                        long[] n = EtcdWal.varint(buf, i, b.length);
+                        long[] n = dev.walkit.format.ProtoWire.varint(buf, i, b.length);
                         if (n == null || n[0] < 0 || n[1] + n[0] > b.length) return null;
                         m.fields.computeIfAbsent(field, f -> new ArrayList<>()).add(Arrays.copyOfRange(b, (int) n[1], (int) (n[1] + n[0])));
                         i = (int) (n[1] + n[0]);
                     }
-                    case 1 -> i += 8;
-                    case 5 -> i += 4;
                     default -> {
-                        return null;
+                        i = dev.walkit.format.ProtoWire.skip(buf, i, b.length, (int) (t[0] & 7));
+                        if (i < 0) return null;
                     }
                 }
             }
