@@ -147,4 +147,14 @@ class FollowTest {
         assertEquals("damaged", r.json().get("verdict").asText(), r.out());
         assertEquals(1, r.json().get("damage").size(), r.out());
     }
+
+    @Test
+    void aFileThatIsNoWalIsRefusedInOneLine() throws Exception {
+        Path db = dev.walkit.format.Fixtures.path("etcd/snapshot.db");
+        WalVerifyTest.Run r = WalVerifyTest.run("--follow", "--idle-exit", "0.5", db.toString());
+        assertEquals(4, r.exit(), r.out() + r.err());
+        assertEquals("", r.out());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().startsWith("walverify: " + db + ": not a WAL"), r.err());
+    }
 }

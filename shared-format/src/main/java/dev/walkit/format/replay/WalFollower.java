@@ -64,8 +64,25 @@ public final class WalFollower implements Closeable {
         this.tornAfterNanos = tornAfterNanos;
         this.replayer = new Replayer(Replayer.Options.defaults(), this::readValue, listener, new KeyIndex());
         this.grouper = new TransactionGrouper(replayer);
+        requireV2(path, ro);
         openFile();
     }
+
+    /**
+     * A file that already holds records must be a v2 log, as every tool asks of a WAL (an etcd db, a kine db or any
+     * other file is not one: "not a WAL", not damage). One still shorter than a record may be a log being created.
+     */
+    private static void requireV2(Path path, ReaderOptions ro) throws IOException {
+        if (!Files.isRegularFile(path) || Files.size(path) < SNIFF_FROM) return;
+        try (WalFile probe = WalFile.open(path, ro.maxRecLen())) {
+            if (dev.walkit.format.Wal.requireWal(probe, ro.maxRecLen()).format() != dev.walkit.format.WalFormat.V2) {
+                throw new dev.walkit.format.NotAWalException(path + ": a v1 log: following reads v2 logs");
+            }
+        }
+    }
+
+    /** Bytes below which a file is not yet judged (a first record being written). */
+    private static final int SNIFF_FROM = 64;
 
     private byte[] readValue(long offset, int length) {
         return file.read(offset, length);
