@@ -155,7 +155,11 @@ public final class Verifier {
 
     /** The full replay: its account (every damaged span told to {@code l} as located, every finding at the end). */
     private static Account semantic(WalFile file, WalFormat format, ReaderOptions ro, Store store, Listener l) throws IOException {
-        AccountListener listener = new AccountListener(l::damage);
+        return semantic(file, format, ro, store, l, new AccountListener(l::damage));
+    }
+
+    /** The full replay's account, told to {@code listener} (one that also watches the replay) and its findings to {@code l}. */
+    private static Account semantic(WalFile file, WalFormat format, ReaderOptions ro, Store store, Listener l, AccountListener listener) throws IOException {
         Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener);
         Account a = listener.account(store, res.state(), file.size(), WalKeys.of(file, res.format()));
         for (Finding f : a.findings()) l.finding(f);
@@ -175,9 +179,7 @@ public final class Verifier {
                 if (!delete) applied.add(new long[] {offset, revision});
             }
         };
-        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener);
-        Account a = listener.account(store, res.state(), file.size(), WalKeys.of(file, res.format()));
-        for (Finding f : a.findings()) l.finding(f);
+        Account a = semantic(file, format, ro, store, l, listener);
         if (format != WalFormat.V2) return a;
         for (long[] r : applied) {
             dev.walkit.format.KeyValue kv = WalKeys.recordAt(file, r[0]);
