@@ -571,15 +571,20 @@ public final class Commands {
         r.seek(start);
         int n = 0;
         for (ReadResult x; n < limit && !ctx.interrupted && (x = r.next()) != null; n++) {
-            if (x instanceof RecordView v) {
-                String key = dev.walkit.cli.KeyText.quote(v.key());
-                out.printf("@%-10d %5d B  rev %-8d %-17s %s%n", v.offset(), v.length(), v.revision(), Flags.describe(v.flags()), key);
-            } else {
-                DamageSpan d = (DamageSpan) x;
-                out.printf("@%-10d %5d B  DAMAGE %s: %s%n", d.offset(), d.length(), d.kind().label(), d.describe());
-            }
+            if (x instanceof RecordView v) out.println(recordLine(v.offset(), v.length(), v.revision(), Flags.describe(v.flags()), v.key()));
+            else out.println(damageLine((DamageSpan) x));
         }
         return ShellCommand.Outcome.OK;
+    }
+
+    /** A record as {@code records} lists it (and {@code records --follow}): offset, length, revision, flags, key. */
+    static String recordLine(long offset, long length, long revision, String flags, byte[] key) {
+        return String.format("@%-10d %5d B  rev %-8d %-17s %s", offset, length, revision, flags, key == null ? "?" : dev.walkit.cli.KeyText.quote(key));
+    }
+
+    /** A damaged span as {@code records} lists it. */
+    static String damageLine(DamageSpan d) {
+        return String.format("@%-10d %5d B  DAMAGE %s: %s", d.offset(), d.length(), d.kind().label(), d.describe());
     }
 
     /**

@@ -43,15 +43,14 @@ final class RecordsFollow {
                 if (offset < start) return;
                 KeyValue kv = WalKeys.recordAt(f[0].file(), offset);
                 int length = RecordLayout.OVERHEAD + f[0].file().intAt(offset + RecordLayout.REC_LEN_OFFSET);
-                out.printf("@%-10d %5d B  rev %-8d %-17s %s%n", offset, length, revision, kv == null ? "?" : Flags.describe(kv.flags()),
-                        kv == null ? "?" : dev.walkit.cli.KeyText.quote(kv.key()));
+                out.println(Commands.recordLine(offset, length, revision, kv == null ? "?" : Flags.describe(kv.flags()), kv == null ? null : kv.key()));
                 out.flush();
             }
 
             @Override
             public void damage(DamageSpan d) {
                 if (d.offset() + d.length() <= start) return;
-                out.printf("@%-10d %5d B  DAMAGE %s: %s%n", d.offset(), d.length(), d.kind().label(), d.describe());
+                out.println(Commands.damageLine(d));
                 out.flush();
             }
         };
