@@ -41,43 +41,71 @@ final class SqliteWal {
 
     /** The committed frames of the log in {@code ch} for a database of {@code pageSize}-byte pages. */
     static SqliteWal read(FileChannel ch, int pageSize) throws IOException {
+        Chain c = chain(ch, pageSize);
+        return c.headerProblem() != null || c.pages().isEmpty() ? EMPTY : new SqliteWal(c.pages(), c.databasePages(), c.valid());
+    }
+
+    /**
+     * The chain of valid frames of a log as SQLite recovers it (what {@link #read} keeps and {@link SqliteWalCheck}
+     * judges): its header's problem (null: a valid header, of {@code pageSize} when that is above 0), the header's
+     * page size and salts, the frames valid and committed, where the chain ends, why (null: at the file's end), and
+     * each page's latest committed frame.
+     */
+    record Chain(String headerProblem, int pageSize, int salt1, int salt2, int valid, int committed, long end, String broke,
+                 Map<Integer, Long> pages, int databasePages) {
+        static Chain bad(String why, int pageSize) {
+            return new Chain(why, pageSize, 0, 0, 0, 0, HEADER, null, Map.of(), 0);
+        }
+    }
+
+    static Chain chain(FileChannel ch, int pageSize) throws IOException {
         long size = ch.size();
-        if (size < HEADER) return EMPTY;
+        if (size < HEADER) return Chain.bad(size + " bytes, less than its 32-byte header", 0);
         ByteBuffer h = ByteBuffer.allocate(HEADER);
         readFully(ch, h, 0);
         int magic = h.getInt(0);
-        if (magic != MAGIC_LE && magic != MAGIC_BE) return EMPTY;
         ByteOrder words = magic == MAGIC_BE ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
-        if (h.getInt(4) != VERSION || h.getInt(8) != pageSize) return EMPTY;
+        int ps = h.getInt(8);
         int[] sum = checksum(h, 0, 24, words, 0, 0);
-        if (sum[0] != h.getInt(24) || sum[1] != h.getInt(28)) return EMPTY;
+        if ((magic != MAGIC_LE && magic != MAGIC_BE) || h.getInt(4) != VERSION || ps < 512 || ps > 65536 || (ps & (ps - 1)) != 0
+                || sum[0] != h.getInt(24) || sum[1] != h.getInt(28)) {
+            return Chain.bad("its header is damaged (magic, version, page size or checksum)", ps);
+        }
+        if (pageSize > 0 && ps != pageSize) return Chain.bad("its page size is " + ps + ", the database's " + pageSize, ps);
         int salt1 = h.getInt(16);
         int salt2 = h.getInt(20);
         Map<Integer, Long> pending = new HashMap<>();
         Map<Integer, Long> committed = new HashMap<>();
         int databasePages = 0;
-        int frames = 0;
-        long frame = (long) FRAME_HEADER + pageSize;
+        int valid = 0;
+        int committedFrames = 0;
+        String broke = null;
+        long frame = (long) FRAME_HEADER + ps;
         ByteBuffer f = ByteBuffer.allocate((int) frame);
-        for (long at = HEADER; at + frame <= size; at += frame) {
+        long at = HEADER;
+        for (; at + frame <= size; at += frame) {
             f.clear();
             readFully(ch, f, at);
             int page = f.getInt(0);
             int commit = f.getInt(4);
-            if (page <= 0 || f.getInt(8) != salt1 || f.getInt(12) != salt2) break;
+            boolean salts = f.getInt(8) == salt1 && f.getInt(12) == salt2;
             int[] s = checksum(f, 0, 8, words, sum[0], sum[1]);
-            s = checksum(f, FRAME_HEADER, pageSize, words, s[0], s[1]);
-            if (s[0] != f.getInt(16) || s[1] != f.getInt(20)) break;
+            s = checksum(f, FRAME_HEADER, ps, words, s[0], s[1]);
+            if (page <= 0 || !salts || s[0] != f.getInt(16) || s[1] != f.getInt(20)) {
+                broke = "frame " + (valid + 1) + " (offset " + at + ") " + (page <= 0 ? "has page number " + page : !salts ? "has other salts" : "fails its checksum");
+                break;
+            }
             sum = s;
-            frames++;
+            valid++;
             pending.put(page, at + FRAME_HEADER);
             if (commit != 0) {
                 committed.putAll(pending);
                 pending.clear();
                 databasePages = commit;
+                committedFrames = valid;
             }
         }
-        return committed.isEmpty() ? EMPTY : new SqliteWal(committed, databasePages, frames);
+        return new Chain(null, ps, salt1, salt2, valid, committedFrames, at, broke, committed, databasePages);
     }
 
     /** SQLite's WAL checksum over {@code length} bytes (a multiple of 8) of {@code b} from {@code at}, from s0, s1. */

@@ -26,8 +26,6 @@ import java.util.List;
  * damage.
  */
 public final class SqliteWalCheck {
-    private static final int MAGIC_LE = 0x377f0682;
-    private static final int MAGIC_BE = 0x377f0683;
     private static final int VERSION = 3007000;
     /** The wal-index header: two copies of 48 bytes at the start of the -shm. */
     private static final int INDEX_HEADER = 48;
@@ -73,66 +71,37 @@ public final class SqliteWalCheck {
         }
         try (FileChannel ch = FileChannel.open(wal)) {
             long size = ch.size();
-            ByteBuffer h = ByteBuffer.allocate(SqliteWal.HEADER);
-            if (size < SqliteWal.HEADER || read(ch, h, 0) < SqliteWal.HEADER) {
-                damage.add(wal.getFileName() + ": " + size + " bytes, less than its 32-byte header" + lostWhen(index));
-                return new State(true, 0, 0, size, index == null ? -1 : index[0], damage);
+            SqliteWal.Chain c = SqliteWal.chain(ch, 0);
+            if (c.headerProblem() != null) {
+                long frames = c.pageSize() >= 512 && c.pageSize() <= 65536 ? Math.max(0, size - SqliteWal.HEADER) / (SqliteWal.FRAME_HEADER + (long) c.pageSize()) : -1;
+                damage.add(wal.getFileName() + ": " + c.headerProblem() + (frames >= 0 ? ": SQLite ignores all " + frames + " frame(s) of it" : "")
+                        + lostWhen(index));
+                return new State(true, 0, 0, size < SqliteWal.HEADER ? size : 0, index == null ? -1 : index[0], damage);
             }
-            int magic = h.getInt(0);
-            ByteOrder words = magic == MAGIC_BE ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN;
-            int pageSize = h.getInt(8);
-            int[] sum = SqliteWal.checksum(h, 0, 24, words, 0, 0);
-            if ((magic != MAGIC_LE && magic != MAGIC_BE) || h.getInt(4) != VERSION || pageSize < 512 || pageSize > 65536
-                    || (pageSize & (pageSize - 1)) != 0 || sum[0] != h.getInt(24) || sum[1] != h.getInt(28)) {
-                damage.add(wal.getFileName() + ": its header is damaged (magic, version, page size or checksum): SQLite ignores all "
-                        + ((size - SqliteWal.HEADER) / Math.max(1, (long) SqliteWal.FRAME_HEADER + Math.max(512, pageSize & 0x1ffff))) + " frame(s) of it" + lostWhen(index));
-                return new State(true, 0, 0, 0, index == null ? -1 : index[0], damage);
-            }
-            int salt1 = h.getInt(16);
-            int salt2 = h.getInt(20);
-            long frame = (long) SqliteWal.FRAME_HEADER + pageSize;
-            ByteBuffer f = ByteBuffer.allocate((int) frame);
-            int valid = 0;
-            int committed = 0;
-            long at = SqliteWal.HEADER;
-            String broke = null;
-            for (; at + frame <= size; at += frame) {
-                f.clear();
-                read(ch, f, at);
-                int page = f.getInt(0);
-                boolean salts = f.getInt(8) == salt1 && f.getInt(12) == salt2;
-                int[] s = SqliteWal.checksum(f, 0, 8, words, sum[0], sum[1]);
-                s = SqliteWal.checksum(f, SqliteWal.FRAME_HEADER, pageSize, words, s[0], s[1]);
-                if (page <= 0 || !salts || s[0] != f.getInt(16) || s[1] != f.getInt(20)) {
-                    broke = "frame " + (valid + 1) + " (offset " + at + ") " + (page <= 0 ? "has page number " + page : !salts ? "has other salts" : "fails its checksum");
-                    break;
-                }
-                sum = s;
-                valid++;
-                if (f.getInt(4) != 0) committed = valid;
-            }
+            long frame = (long) SqliteWal.FRAME_HEADER + c.pageSize();
             long partial = 0;
             int commitsAfter = 0;
-            if (broke != null) {
+            if (c.broke() != null) {
                 // Frames of this cycle after the break that end a transaction: commits SQLite no longer reads.
-                for (long next = at + frame; next + frame <= size; next += frame) {
+                ByteBuffer f = ByteBuffer.allocate(SqliteWal.FRAME_HEADER);
+                for (long next = c.end() + frame; next + frame <= size; next += frame) {
                     f.clear();
                     read(ch, f, next);
-                    if (f.getInt(8) == salt1 && f.getInt(12) == salt2 && f.getInt(4) != 0) commitsAfter++;
+                    if (f.getInt(8) == c.salt1() && f.getInt(12) == c.salt2() && f.getInt(4) != 0) commitsAfter++;
                 }
             } else {
-                partial = size - at;
+                partial = size - c.end();
             }
-            long shmFrames = index != null && index[1] == (salt1 & 0xffffffffL) && index[2] == (salt2 & 0xffffffffL) ? index[0] : -1;
-            if (shmFrames > committed) {
-                damage.add(wal.getFileName() + ": the -shm counts " + shmFrames + " committed frame(s), the -wal's chain holds " + committed
-                        + (broke != null ? " (" + broke + ")" : partial > 0 ? " (it ends in a partial frame of " + partial + " bytes)" : " (it ends there)")
+            long shmFrames = index != null && index[1] == (c.salt1() & 0xffffffffL) && index[2] == (c.salt2() & 0xffffffffL) ? index[0] : -1;
+            if (shmFrames > c.committed()) {
+                damage.add(wal.getFileName() + ": the -shm counts " + shmFrames + " committed frame(s), the -wal's chain holds " + c.committed()
+                        + (c.broke() != null ? " (" + c.broke() + ")" : partial > 0 ? " (it ends in a partial frame of " + partial + " bytes)" : " (it ends there)")
                         + ": committed transactions are lost");
             } else if (commitsAfter > 0) {
-                damage.add(wal.getFileName() + ": " + broke + ", and " + commitsAfter + " commit frame(s) of this -wal follow it: SQLite reads none of them, "
+                damage.add(wal.getFileName() + ": " + c.broke() + ", and " + commitsAfter + " commit frame(s) of this -wal follow it: SQLite reads none of them, "
                         + "so at least " + commitsAfter + " committed transaction(s) are lost");
             }
-            return new State(true, valid, committed, partial, index == null ? -1 : shmFrames, damage);
+            return new State(true, c.valid(), c.committed(), partial, index == null ? -1 : shmFrames, damage);
         }
     }
 
