@@ -111,6 +111,16 @@ public final class WalFile implements Closeable {
         return size;
     }
 
+    /** The size of the file this opened, now (a file followed: what the writer has written; the path may name another file by now). */
+    public long currentSize() throws IOException {
+        return channel.size();
+    }
+
+    /** Reads into {@code dst} from {@code position} of the file this opened, past the size a follow has reached. */
+    public int readAt(ByteBuffer dst, long position) throws IOException {
+        return channel.read(dst, position);
+    }
+
     /**
      * For a file opened with {@link #follow}: the writer has written it up to {@code newSize} bytes, a
      * record boundary; reads see up to there. The size never shrinks.

@@ -15,7 +15,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -106,8 +105,19 @@ public final class WalFollower implements Closeable {
             return 0; // between a compaction's unlink and rename: the next poll sees the new file
         }
         if (!java.util.Objects.equals(a.fileKey(), fileKey) || a.size() < boundary) {
-            String why = !java.util.Objects.equals(a.fileKey(), fileKey) ? "replaced by another file (a compaction's rename)"
+            boolean replaced = !java.util.Objects.equals(a.fileKey(), fileKey);
+            String why = replaced ? "replaced by another file (a compaction's rename)"
                     : "cut to " + a.size() + " bytes, shorter than the " + boundary + " already read";
+            if (replaced) {
+                // What the writer appended to the old file before the rename is read first (the open handle still reads it):
+                // the new file then holds nothing this follow has not seen, beyond its snapshot prefix.
+                long end = wholeRecords(file.currentSize());
+                if (end > boundary) {
+                    file.extendTo(end);
+                    readOn();
+                    boundary = end;
+                }
+            }
             skipThrough = lastRevision;
             openFile();
             events.replaced(path, why, lastRevision);
@@ -137,19 +147,17 @@ public final class WalFollower implements Closeable {
     private long wholeRecords(long size) throws IOException {
         long at = boundary;
         ByteBuffer h = ByteBuffer.allocate(RecordLayout.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        try (FileChannel ch = FileChannel.open(path)) {
-            while (at + RecordLayout.HEADER_LENGTH <= size) {
-                h.clear();
-                while (h.hasRemaining() && ch.read(h, at + h.position()) > 0) {
-                    // read on
-                }
-                if (h.hasRemaining()) break;
-                int recLen = h.getInt(RecordLayout.REC_LEN_OFFSET);
-                if ((h.get(0) & Flags.RESERVED_MASK) != 0 || recLen < 0 || recLen > ro.maxRecLen()) return size; // not a header: the reader says what
-                long end = at + RecordLayout.OVERHEAD + (long) recLen;
-                if (end > size) break;
-                at = end;
+        while (at + RecordLayout.HEADER_LENGTH <= size) {
+            h.clear();
+            while (h.hasRemaining() && file.readAt(h, at + h.position()) > 0) {
+                // read on
             }
+            if (h.hasRemaining()) break;
+            int recLen = h.getInt(RecordLayout.REC_LEN_OFFSET);
+            if ((h.get(0) & Flags.RESERVED_MASK) != 0 || recLen < 0 || recLen > ro.maxRecLen()) return size; // not a header: the reader says what
+            long end = at + RecordLayout.OVERHEAD + (long) recLen;
+            if (end > size) break;
+            at = end;
         }
         return at;
     }
