@@ -54,11 +54,16 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
     }
 
     public static Comparison run(KeySource source, MigrateOptions o) throws Exception {
+        return run(source, o, key -> false);
+    }
+
+    /** As above, passing over the target's keys {@code notData} says are no source's (a follow's marker). */
+    static Comparison run(KeySource source, MigrateOptions o, java.util.function.Predicate<byte[]> notData) throws Exception {
         Counts c = new Counts();
         byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
         try (Client client = EtcdClients.build(o)) {
             EtcdClients.checkReachable(client, o);
-            Iterator<KeyValue> target = new TargetScan(client, prefix);
+            Iterator<KeyValue> target = new Filtered(new TargetScan(client, prefix), notData);
             LeaseTtls ttls = new LeaseTtls(client);
             SourceKey s = nextSource(source, prefix);
             KeyValue t = target.hasNext() ? target.next() : null;
@@ -146,6 +151,35 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
             return MessageDigest.getInstance("SHA-256").digest(v);
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The keys of {@code in} that are data (not those {@code skip} names). */
+    private static final class Filtered implements Iterator<KeyValue> {
+        private final Iterator<KeyValue> in;
+        private final java.util.function.Predicate<byte[]> skip;
+        private KeyValue next;
+
+        Filtered(Iterator<KeyValue> in, java.util.function.Predicate<byte[]> skip) {
+            this.in = in;
+            this.skip = skip;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null && in.hasNext()) {
+                KeyValue kv = in.next();
+                if (!skip.test(kv.getKey().getBytes())) next = kv;
+            }
+            return next != null;
+        }
+
+        @Override
+        public KeyValue next() {
+            if (!hasNext()) throw new java.util.NoSuchElementException();
+            KeyValue kv = next;
+            next = null;
+            return kv;
         }
     }
 

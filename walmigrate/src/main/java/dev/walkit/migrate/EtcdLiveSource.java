@@ -25,8 +25,15 @@ public final class EtcdLiveSource implements KeySource {
     private final long revision;
     private final String describe;
     private final Map<Long, Long> ttls = new HashMap<>();
+    /** Whether closing this closes the client (a follow's state reads share the follow's). */
+    private final boolean ownsClient;
 
     private EtcdLiveSource(Client client, long revision, String describe, byte[] prefix) {
+        this(client, revision, describe, prefix, true);
+    }
+
+    private EtcdLiveSource(Client client, long revision, String describe, byte[] prefix, boolean ownsClient) {
+        this.ownsClient = ownsClient;
         this.client = client;
         this.revision = revision;
         this.describe = describe;
@@ -104,8 +111,13 @@ public final class EtcdLiveSource implements KeySource {
         });
     }
 
+    /** The keys under {@code prefix} at {@code revision}, read on {@code client}, which stays open when this closes. */
+    static EtcdLiveSource at(Client client, long revision, String describe, byte[] prefix) {
+        return new EtcdLiveSource(client, revision, describe, prefix, false);
+    }
+
     @Override
     public void close() {
-        client.close();
+        if (ownsClient) client.close();
     }
 }

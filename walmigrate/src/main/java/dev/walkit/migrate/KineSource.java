@@ -44,6 +44,7 @@ public final class KineSource implements KeySource {
     /** Grouping by {@code name} walks kine's (name, id) index; key order costs a sort, so only verify asks for it. */
     static final String ORDERED = " ORDER BY kname";
 
+    /** The private copy this reads, closed with it; null when the connection is a follow's (which closes it). */
     private final KineDb kine;
     private final Connection db;
     private final PreparedStatement st;
@@ -53,15 +54,39 @@ public final class KineSource implements KeySource {
     private SourceKey next;
 
     private KineSource(Path source, KineDb kine, boolean ordered) throws SQLException {
+        this(source, kine, kine.connection(), ordered, -1);
+    }
+
+    /** The live set at {@code atRevision} (rows with id up to it; -1: all) on {@code db}. */
+    private KineSource(Path source, KineDb kine, Connection db, boolean ordered, long atRevision) throws SQLException {
         this.kine = kine;
-        this.db = kine.connection();
+        this.db = db;
         this.describe = "kine " + source;
-        try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT COALESCE(MAX(id), 0) FROM kine")) {
-            this.revision = r.next() ? r.getLong(1) : 0;
+        if (atRevision >= 0) {
+            this.revision = atRevision;
+            this.st = db.prepareStatement(LIVE_SET.replace("FROM kine GROUP BY name", "FROM kine WHERE id <= ? GROUP BY name") + (ordered ? ORDERED : ""));
+            st.setLong(1, atRevision);
+        } else {
+            try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT COALESCE(MAX(id), 0) FROM kine")) {
+                this.revision = r.next() ? r.getLong(1) : 0;
+            }
+            this.st = db.prepareStatement(ordered ? LIVE_SET + ORDERED : LIVE_SET);
         }
-        this.st = db.prepareStatement(ordered ? LIVE_SET + ORDERED : LIVE_SET);
         this.rows = st.executeQuery();
         advance();
+    }
+
+    /**
+     * The live set as it stood at {@code revision}, in key order, read on a follow's connection to the live database
+     * (which stays open when this closes): rows up to a revision are never changed, only removed by kine's compaction,
+     * which the follow checks it has not passed.
+     */
+    static KineSource at(Path source, Connection live, long revision) throws IOException {
+        try {
+            return new KineSource(source, null, live, true, revision);
+        } catch (SQLException e) {
+            throw new IOException(source + (damaged(e) ? DAMAGED : ": reading kine's rows failed: " + e.getMessage()), e);
+        }
     }
 
     /** Copies {@code stateDb} (and its -wal and -shm) privately and opens the copy; keys in byte order. */
@@ -99,10 +124,10 @@ public final class KineSource implements KeySource {
     }
 
     /** As a damaged etcd db or WAL is refused: nothing is migrated from a table SQLite cannot read whole. */
-    private static final String DAMAGED = ": the kine db is damaged (SQLite: the database disk image is malformed): run waldoctor diagnose first";
+    static final String DAMAGED = ": the kine db is damaged (SQLite: the database disk image is malformed): run waldoctor diagnose first";
 
     /** SQLITE_CORRUPT: a page of the database is not what its b-tree says. */
-    private static boolean damaged(SQLException e) {
+    static boolean damaged(SQLException e) {
         return (e.getErrorCode() & 0xff) == 11;
     }
 
@@ -164,7 +189,7 @@ public final class KineSource implements KeySource {
         } catch (SQLException e) {
             throw new IOException(describe + ": close failed: " + e.getMessage(), e);
         } finally {
-            kine.close();
+            if (kine != null) kine.close();
         }
     }
 }

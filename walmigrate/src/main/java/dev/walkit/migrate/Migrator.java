@@ -76,8 +76,20 @@ public final class Migrator {
         Client client = target.get();
         lastAnswer.set(System.nanoTime()); // it has just answered the first read
         Timing.mark("etcd client");
+        Leases leases = new Leases(client, source::ttlOf, o.leaseTtl());
+        copy(source, client, leases, r);
+        target.close();
+        r.nanos = System.nanoTime() - start;
+        return r.done();
+    }
+
+    /**
+     * The copy: {@code source}'s keys into {@code client}'s etcd in CAS batches, leases mapped by {@code leases} (which a
+     * follow goes on using); the counts into {@code r}. The client stays open.
+     */
+    void copy(KeySource source, Client client, Leases leases, MigrationReport.Tally r) throws InterruptedException {
+        long start = System.nanoTime();
         KV kv = client.getKVClient();
-        Leases leases = new Leases(client, source, o.leaseTtl());
         ExecutorService pool = Executors.newFixedThreadPool(o.concurrency(), runnable -> {
             Thread t = new Thread(runnable, "walmigrate-txn");
             t.setDaemon(true);
@@ -112,10 +124,7 @@ public final class Migrator {
         Timing.mark("all committed");
         r.leasesGranted = leases.granted();
         r.leasesReused = leases.reused();
-        target.close();
-        r.nanos = System.nanoTime() - start;
         if (progress != null) progress.print("\r\033[K");
-        return r.done();
     }
 
     interface BatchSink {
@@ -336,15 +345,21 @@ public final class Migrator {
 
     /** Leases granted on the target: one per distinct kine TTL, or one per old WAL lease ID. */
     static final class Leases {
+        /** The TTL to grant for a source lease ({@link KeySource#ttlOf}). */
+        @FunctionalInterface
+        interface TtlOf {
+            long ttlOf(long lease, long fallback);
+        }
+
         private final Client client;
-        private final KeySource source;
+        private final TtlOf source;
         private final long walTtl;
         /** Source lease → the target's lease for it (granted by this run, or reused from an earlier one). */
         private final Map<Long, Long> granted = new HashMap<>();
         private long grants;
         private long reused;
 
-        Leases(Client client, KeySource source, long walTtl) {
+        Leases(Client client, TtlOf source, long walTtl) {
             this.client = client;
             this.source = source;
             this.walTtl = walTtl;
@@ -372,6 +387,50 @@ public final class Migrator {
         /** An earlier run's lease, found on a key it wrote (alive, since the key is): used for its source lease from now on. */
         synchronized void reuse(long sourceLease, long targetLease) {
             if (granted.putIfAbsent(sourceLease, targetLease) == null) reused++;
+        }
+
+        /** The target's lease for {@code sourceLease}, or 0 when none is mapped yet. */
+        synchronized long mapped(long sourceLease) {
+            Long id = granted.get(sourceLease);
+            return id == null ? 0 : id;
+        }
+
+        /** Every source lease → target lease known now. */
+        synchronized Map<Long, Long> all() {
+            return Map.copyOf(granted);
+        }
+
+        /** When each target lease was last kept alive (System.nanoTime), by {@link #keepAlive}. */
+        private final Map<Long, Long> keptAt = new HashMap<>();
+
+        /**
+         * Keeps alive each mapped target lease whose third of its TTL has passed since it was granted or last kept
+         * alive (a follow's source still holds its keys: call it every second or so); a lease the target no longer
+         * has is unmapped, so that the next change that needs it grants another.
+         */
+        void keepAlive(long waitSeconds) {
+            long now = System.nanoTime();
+            for (Map.Entry<Long, Long> m : all().entrySet()) {
+                long ttl = Math.max(1, source.ttlOf(m.getKey(), walTtl));
+                Long last;
+                synchronized (this) {
+                    last = keptAt.putIfAbsent(m.getValue(), now);
+                }
+                if (last != null && now - last < TimeUnit.SECONDS.toNanos(ttl) / 3) continue;
+                try {
+                    client.getLeaseClient().keepAliveOnce(m.getValue()).get(waitSeconds, TimeUnit.SECONDS);
+                    synchronized (this) {
+                        keptAt.put(m.getValue(), now);
+                    }
+                } catch (Exception e) {
+                    if (Status.fromThrowable(e).getCode() == Status.Code.NOT_FOUND || String.valueOf(e.getMessage()).contains("not found")) {
+                        synchronized (this) {
+                            granted.remove(m.getKey(), m.getValue());
+                        }
+                    }
+                    // else the target did not answer: the next round tries again
+                }
+            }
         }
 
         /** Leases this run granted. */

@@ -51,6 +51,49 @@ final class Output {
         }
     }
 
+    /** A follow: the copy's report, then what the follow applied, the lag it kept, the cut-over and its verify. */
+    static void follow(PrintWriter out, OutputFormat f, String source, MigrateOptions o, Follow.Result r, ExitCode code) {
+        FollowReport w = r.follow();
+        switch (f) {
+            case JSON -> {
+                MigrationReport c = r.copy();
+                Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "follow").field("source", source)
+                        .field("target", String.join(",", o.endpoints())).field("copy_revision", w == null ? null : w.copyRevision())
+                        .field("resumed", w == null ? null : w.resumed()).field("copied_keys", c.sourceKeys()).field("written", c.written())
+                        .field("already_present", c.alreadyPresent()).field("conflict_count", c.conflictCount());
+                keys(j, "conflicts", c.conflicts());
+                list(j, "errors", c.errors());
+                j.field("leases_granted", c.leasesGranted()).field("leases_reused", c.leasesReused()).field("copy_seconds", Math.round(c.seconds() * 1000) / 1000.0);
+                if (w != null) {
+                    j.field("transactions", w.transactions()).field("changes", w.changes()).field("follow_conflicts", w.conflicts());
+                    keys(j, "follow_conflict_keys", w.conflictKeys());
+                    j.field("already_absent", w.alreadyAbsent())
+                            .field("lag_revisions_p50", w.lagRevisionsP50()).field("lag_revisions_p99", w.lagRevisionsP99())
+                            .field("lag_ms_p50", Math.round(w.lagMillisP50() * 10) / 10.0).field("lag_ms_p99", Math.round(w.lagMillisP99() * 10) / 10.0)
+                            .field("cutover_revision", w.cutoverRevision()).field("cutover_why", w.cutoverWhy())
+                            .field("cutover_seconds", Math.round(w.cutoverSeconds() * 1000) / 1000.0).field("equal", w.verify().equal())
+                            .field("missing_count", w.verify().missingCount()).field("extra_count", w.verify().extraCount())
+                            .field("different_count", w.verify().differentCount());
+                }
+                out.println(j.field("stopped", r.stopped()).field("exit_code", code.code()).endObject());
+            }
+            default -> {
+                migration(out, f == OutputFormat.TABLE ? OutputFormat.TABLE : OutputFormat.SIMPLE, source, o, r.copy(), code);
+                if (w == null) return;
+                if (w.resumed() != null) out.printf("walmigrate: resumed %s (the target's marker)%n", w.resumed());
+                out.printf("walmigrate: followed from revision %,d: %,d transaction(s) applied (%,d change(s)), %,d conflict(s)%s; lag p50 %,d revision(s) / %.1f ms, "
+                                + "p99 %,d / %.1f ms%n", w.copyRevision(), w.transactions(), w.changes(), w.conflicts(),
+                        w.alreadyAbsent() > 0 ? String.format(", %,d delete(s) of keys already gone from the target", w.alreadyAbsent()) : "",
+                        w.lagRevisionsP50(), w.lagMillisP50(), w.lagRevisionsP99(), w.lagMillisP99());
+                for (byte[] k : w.conflictKeys()) out.println("  conflict in the follow (left as it is): " + quote(k));
+                out.printf("walmigrate: cut over at revision %,d (%s) in %.2f s: target %s the source (%,d same, %,d missing, %,d extra, %,d different)%s%n",
+                        w.cutoverRevision(), w.cutoverWhy(), w.cutoverSeconds(), w.verify().equal() ? "equal to" : "NOT equal to", w.verify().same(),
+                        w.verify().missingCount(), w.verify().extraCount(), w.verify().differentCount(),
+                        w.verify().equal() ? "; marker removed" : "; the marker stays: see walmigrate verify");
+            }
+        }
+    }
+
     static void comparison(PrintWriter out, OutputFormat f, Comparison c) {
         switch (f) {
             case JSON -> {

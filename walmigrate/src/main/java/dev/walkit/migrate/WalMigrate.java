@@ -163,6 +163,9 @@ public final class WalMigrate implements Callable<Integer> {
         OfflineMixin offline;
 
         @Mixin
+        FollowMixin follow;
+
+        @Mixin
         TargetMixin target;
 
         @Mixin
@@ -170,6 +173,8 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            Integer f = followed(spec, follow, offline, target, writeOut, () -> KineFeed.open(sqlite));
+            if (f != null) return f;
             Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> KineSource.open(sqlite));
             if (o != null) return o;
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> KineSource.open(sqlite, false), target.t.options());
@@ -189,6 +194,9 @@ public final class WalMigrate implements Callable<Integer> {
         OfflineMixin offline;
 
         @Mixin
+        FollowMixin follow;
+
+        @Mixin
         TargetMixin target;
 
         @Mixin
@@ -196,6 +204,8 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            Integer f = followed(spec, follow, offline, target, writeOut, () -> WalFeed.open(wal, target.t.prefix == null ? "" : target.t.prefix));
+            if (f != null) return f;
             Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> WalSource.open(wal));
             if (o != null) return o;
             return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> WalSource.open(wal), target.t.options());
@@ -232,6 +242,9 @@ public final class WalMigrate implements Callable<Integer> {
         OfflineMixin offline;
 
         @Mixin
+        FollowMixin follow;
+
+        @Mixin
         TargetMixin target;
 
         @Mixin
@@ -246,6 +259,8 @@ public final class WalMigrate implements Callable<Integer> {
                 spec.commandLine().getErr().println("walmigrate: " + invalid.replaceAll("--(endpoints|cacert|cert|key|user|password-file)\\b", "--source-$1"));
                 return ExitCode.USAGE.code();
             }
+            Integer f = followed(spec, follow, offline, target, writeOut, () -> EtcdFeed.open(from));
+            if (f != null) return f;
             KeySourceOpener opener = () -> EtcdLiveSource.open(from);
             Integer o = offline.run(spec, writeOut, target.t.leaseTtl, opener);
             if (o != null) return o;
@@ -381,6 +396,79 @@ public final class WalMigrate implements Callable<Integer> {
             } catch (Exception e) {
                 return failed(err, e);
             }
+        }
+    }
+
+    /** The follow, when --follow (or a follow's option) was given: its exit code; null when the job copies once. */
+    static Integer followed(CommandLine.Model.CommandSpec spec, FollowMixin f, OfflineMixin offline, TargetMixin target, WriteOut writeOut, FeedOpener open) {
+        MigrateOptions o = target.t.options();
+        String usage = f.check(o, offline);
+        if (usage != null) {
+            spec.commandLine().getErr().println("walmigrate: " + usage);
+            return ExitCode.USAGE.code();
+        }
+        if (!f.follow) return null;
+        return follow(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, open, o, f);
+    }
+
+    /** A follow's options, on the three sources that can be followed live. */
+    static final class FollowMixin {
+        @Option(names = "--follow", description = "After the copy, apply the source's changes as they are made (each source transaction one target "
+                + "transaction, with the copy's rules), until the cut-over: --until-revision, --cutover FILE or SIGINT/SIGTERM; then verify. "
+                + "Run it again after a crash: it resumes where the target's marker says.")
+        boolean follow;
+
+        @Option(names = "--until-revision", paramLabel = "R", description = "With --follow: cut over once the source's revision R is applied.")
+        long untilRevision;
+
+        @Option(names = "--cutover", paramLabel = "FILE", description = "With --follow: cut over when FILE exists (stop the source's writers first).")
+        Path cutover;
+
+        @Option(names = "--marker", paramLabel = "KEY", defaultValue = FollowMarker.DEFAULT_KEY,
+                description = "With --follow: the target key that holds where the follow stands (default ${DEFAULT-VALUE}); removed at the cut-over.")
+        String marker;
+
+        /** A usage error, or null. */
+        String check(MigrateOptions o, OfflineMixin offline) {
+            if (!follow) {
+                return untilRevision != 0 || cutover != null ? "--until-revision and --cutover go with --follow" : null;
+            }
+            if (offline.outWal != null || offline.outKine != null) return "--follow writes to an etcd (--endpoints); --out-wal and --out-kine copy once";
+            if (o.dryRun()) return "--follow and --dry-run: a follow writes; --dry-run alone plans the copy";
+            if (untilRevision < 0) return "--until-revision must be a revision (1 or more)";
+            if (marker == null || marker.isEmpty()) return "--marker must name a key";
+            return null;
+        }
+    }
+
+    @FunctionalInterface
+    interface FeedOpener {
+        ChangeFeed open() throws IOException;
+    }
+
+    /** A follow: the copy, the source's changes, the cut-over and its verify; the exit code. */
+    static int follow(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f) {
+        if (writeOut.check("walmigrate", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
+        String invalid = o.validate();
+        if (invalid != null) {
+            err.println("walmigrate: " + invalid);
+            return ExitCode.USAGE.code();
+        }
+        try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate");
+             EarlyClient target = EarlyClient.connect(o); ChangeFeed feed = open.open()) {
+            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), Cli.stderrIsTerminal() ? err : null, stop::stopped)
+                    .run(feed, target);
+            MigrationReport c = r.copy();
+            ExitCode code = r.stopped() != null || !c.errors().isEmpty() || !c.tooLarge().isEmpty() ? ExitCode.FAILED
+                    : c.conflictCount() > 0 || r.follow().conflicts() > 0 || !r.follow().verify().equal() ? ExitCode.CONFLICTS : ExitCode.OK;
+            Output.follow(out, writeOut.format(), feed.describe(), o, r, code);
+            out.flush();
+            for (String t : c.tooLarge()) err.println("walmigrate: too large for any request: " + t);
+            for (String e : c.errors()) err.println("walmigrate: " + e);
+            if (r.stopped() != null) err.println("walmigrate: " + r.stopped());
+            return stop.done(code.code());
+        } catch (Exception e) {
+            return failed(err, e);
         }
     }
 

@@ -1,0 +1,350 @@
+package dev.walkit.migrate;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code walmigrate … --follow}: the copy at one revision, then the source's transactions after it, each applied to
+ * the target as one transaction, in the source's order, until the cut-over; then the target verified against the
+ * source at the cut-over revision.
+ *
+ * <p>The rules are the copy's: nothing the source did not write is overwritten. A change applies only where the
+ * target's key holds what the source's held just before (absent for a create, the previous value otherwise); a key
+ * that does not is a conflict, left as it is and listed. Leases are mapped as the copy maps them (and kept alive while
+ * the source holds them). Every transaction also moves the {@link FollowMarker}, compared on its mod_revision, so a run
+ * killed at any moment resumes where the target says it stopped, and nothing is applied twice.
+ */
+final class Follow {
+    /** A poll of the source waits this long for a transaction. */
+    private static final long POLL_MILLIS = 100;
+    /** Previous values larger than this are compared by the key's existence only (the request would double in size). */
+    private static final int COMPARE_VALUE_BYTES = 64 << 10;
+    private static final int MAX_ATTEMPTS = 30;
+
+    /** When the follow ends: at a revision, when a file appears, on a signal. */
+    record Until(long revision, Path cutoverFile, String markerKey) {
+    }
+
+    private final MigrateOptions o;
+    private final Until until;
+    private final PrintWriter progress;
+    private final BooleanSupplier signalled;
+    private final byte[] markerKey;
+    private KV kv;
+    private Migrator.Leases leases;
+    /** Source leases whose mapping the target's marker holds. */
+    private final Set<Long> recorded = new HashSet<>();
+    /** The marker's mod_revision as this run's last transaction left it. */
+    private long markerRevision;
+    private final MigrationReport.Tally tally = new MigrationReport.Tally();
+    private long transactions;
+    private long changes;
+    private long conflicts;
+    private final List<byte[]> conflictKeys = new ArrayList<>();
+    /** Deletes whose key the target no longer held (a target lease expired while the follow was down). */
+    private long absentAlready;
+    private long[] lagRevisions = new long[1024];
+    private long[] lagNanos = new long[1024];
+    private int lags;
+
+    Follow(MigrateOptions o, Until until, PrintWriter progress, BooleanSupplier signalled) {
+        this.o = o;
+        this.until = until;
+        this.progress = progress;
+        this.signalled = signalled;
+        this.markerKey = until.markerKey().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** What the run did: the copy's counts and the follow's. */
+    record Result(MigrationReport copy, FollowReport follow, String stopped) {
+    }
+
+    Result run(ChangeFeed feed, EarlyClient target) throws Exception {
+        long start = System.nanoTime();
+        Client client = target.get();
+        kv = client.getKVClient();
+        leases = new Migrator.Leases(client, feed::ttlOf, o.leaseTtl());
+        ScheduledExecutorService keepAlive = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "walmigrate-keepalive");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            GetResponse m = kv.get(ByteSequence.from(markerKey)).get(60, TimeUnit.SECONDS);
+            FollowMarker marker = m.getKvs().isEmpty() ? null : FollowMarker.decode(m.getKvs().get(0).getValue().getBytes());
+            if (!m.getKvs().isEmpty() && marker == null) {
+                throw new IllegalStateException("the target's key " + until.markerKey() + " is not a walmigrate follow marker: name another with --marker");
+            }
+            if (marker != null && !marker.source().equals(feed.describe())) {
+                throw new IllegalStateException("the target holds the marker of a migration from " + marker.source() + " (" + until.markerKey()
+                        + "), not from " + feed.describe() + ": finish that one, or name another marker with --marker");
+            }
+            String resumed = null;
+            long revision;
+            boolean copy;
+            if (marker == null) {
+                revision = feed.position(ChangeFeed.LATEST);
+                TxnResponse r = kv.txn().If(new Cmp(ByteSequence.from(markerKey), Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(Op.put(ByteSequence.from(markerKey), ByteSequence.from(new FollowMarker(feed.describe(), FollowMarker.Phase.COPY, revision).encode()), PutOption.DEFAULT))
+                        .commit().get(60, TimeUnit.SECONDS);
+                if (!r.isSucceeded()) throw new IllegalStateException("another walmigrate started a follow into this target just now (" + until.markerKey() + ")");
+                markerRevision = r.getHeader().getRevision();
+                copy = true;
+            } else {
+                markerRevision = m.getKvs().get(0).getModRevision();
+                revision = feed.position(marker.revision());
+                copy = marker.phase() == FollowMarker.Phase.COPY;
+                resumed = copy ? "the copy at revision " + revision : "after revision " + revision;
+                learnLeases(client);
+            }
+            scheduleKeepAlive(keepAlive);
+            if (copy) {
+                try (KeySource state = feed.state(revision)) {
+                    new Migrator(o, progress).copy(state, client, leases, tally);
+                }
+                if (!tally.errors.isEmpty() || tally.unsent > 0) {
+                    tally.nanos = System.nanoTime() - start;
+                    return new Result(tally.done(), null, "the copy did not finish; run the same command again: it resumes the copy at revision " + revision);
+                }
+                applyMarker(new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, revision), List.of());
+            }
+            tally.nanos = System.nanoTime() - start;
+            MigrationReport copied = tally.done();
+            long copyRevision = revision;
+            // The follow.
+            long applied = revision;
+            long limit = until.revision() > 0 ? until.revision() : Long.MAX_VALUE;
+            String why = null;
+            long cutStart = 0;
+            while (why == null) {
+                if (applied >= limit) {
+                    why = "--until-revision " + limit + " reached";
+                } else if (until.cutoverFile() != null && Files.exists(until.cutoverFile())) {
+                    why = "the cut-over file " + until.cutoverFile() + " appeared";
+                } else if (signalled.getAsBoolean()) {
+                    why = "a signal";
+                }
+                if (why != null) break;
+                for (SourceTxn t : feed.poll(POLL_MILLIS, limit)) applied = apply(feed, t, applied);
+                showProgress(applied, feed.head());
+            }
+            cutStart = System.nanoTime();
+            // The cut-over: writes to the source have stopped; apply what is left up to its newest revision.
+            long cut = Math.min(limit, feed.headNow());
+            for (int quiet = 0; quiet < 2; ) {
+                List<SourceTxn> rest = feed.poll(POLL_MILLIS, limit);
+                for (SourceTxn t : rest) applied = apply(feed, t, applied);
+                long h = Math.min(limit, feed.headNow());
+                if (rest.isEmpty() && h == cut) quiet++;
+                else quiet = 0;
+                cut = h;
+            }
+            cut = Math.max(cut, applied);
+            if (progress != null) progress.print("\r\033[K");
+            Comparison verify;
+            try (KeySource state = feed.state(cut)) {
+                verify = Comparison.run(state, o, key -> FollowMarker.owns(until.markerKey(), key));
+            }
+            if (verify.equal()) removeMarker();
+            double cutSeconds = (System.nanoTime() - cutStart) / 1e9;
+            long[] r = Arrays.copyOf(lagRevisions, lags);
+            long[] n = Arrays.copyOf(lagNanos, lags);
+            Arrays.sort(r);
+            Arrays.sort(n);
+            FollowReport f = new FollowReport(resumed, copyRevision, transactions, changes, conflicts, List.copyOf(conflictKeys), absentAlready, pct(r, 50), pct(r, 99),
+                    pct(n, 50) / 1e6, pct(n, 99) / 1e6, cut, why, cutSeconds, verify);
+            return new Result(copied, f, null);
+        } finally {
+            keepAlive.shutdownNow();
+            target.close();
+        }
+    }
+
+    /** The mapping of source leases to target leases an earlier run of this follow kept in the marker. */
+    private void learnLeases(Client client) throws Exception {
+        byte[] p = FollowMarker.leasePrefix(until.markerKey());
+        GetResponse r = client.getKVClient().get(ByteSequence.from(p), GetOption.builder().isPrefix(true).build()).get(60, TimeUnit.SECONDS);
+        for (KeyValue kv : r.getKvs()) {
+            long source = FollowMarker.sourceLease(until.markerKey(), kv.getKey().getBytes());
+            if (source < 0) continue;
+            try {
+                leases.reuse(source, Long.parseLong(kv.getValue().toString(StandardCharsets.UTF_8)));
+                recorded.add(source);
+            } catch (NumberFormatException e) {
+                // not ours
+            }
+        }
+    }
+
+    /** Every half second, each lease whose third of its TTL has passed is kept alive (leases granted later included). */
+    private void scheduleKeepAlive(ScheduledExecutorService s) {
+        s.scheduleWithFixedDelay(() -> leases.keepAlive(5), 500, 500, TimeUnit.MILLISECONDS);
+    }
+
+    private static long pct(long[] sorted, int p) {
+        if (sorted.length == 0) return 0;
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * p / 100.0) - 1)];
+    }
+
+    /** Applies {@code t} (if past {@code applied}) as one target transaction; the revision applied through. */
+    private long apply(ChangeFeed feed, SourceTxn t, long applied) throws Exception {
+        if (t.revision() <= applied) return applied;
+        byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
+        List<Change> todo = new ArrayList<>();
+        for (Change c : t.changes()) if (Migrator.startsWith(c.key(), prefix)) todo.add(c);
+        FollowMarker next = new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, t.revision());
+        int applying = todo.size();
+        applyMarker(next, todo);
+        transactions++;
+        changes += applying;
+        if (lags == lagRevisions.length) {
+            lagRevisions = Arrays.copyOf(lagRevisions, lags * 2);
+            lagNanos = Arrays.copyOf(lagNanos, lags * 2);
+        }
+        lagRevisions[lags] = Math.max(0, feed.head() - t.revision());
+        lagNanos[lags++] = System.nanoTime() - t.seenNanos();
+        return t.revision();
+    }
+
+    /**
+     * One target transaction: {@code todo}'s changes (each where the target holds what the source held before) and the
+     * marker moved to {@code next}, if the marker is where this run left it. A change whose key is not as expected is a
+     * conflict, dropped from the transaction; a transaction found applied (an answer lost) is not applied again.
+     */
+    private void applyMarker(FollowMarker next, List<Change> todo) throws Exception {
+        List<Change> left = new ArrayList<>(todo);
+        long silence = TimeUnit.SECONDS.toNanos(Migrator.SILENCE_SECONDS);
+        long lastAnswer = System.nanoTime();
+        int attempts = 0;
+        for (;;) {
+            try {
+                List<Cmp> cmps = new ArrayList<>();
+                List<Op> ops = new ArrayList<>();
+                ByteSequence mk = ByteSequence.from(markerKey);
+                cmps.add(new Cmp(mk, Cmp.Op.EQUAL, CmpTarget.modRevision(markerRevision)));
+                long bytes = 0;
+                for (Change c : left) bytes += c.key().length + (c.value() == null ? 0 : c.value().length) + (c.prev() == null ? 0 : c.prev().length);
+                boolean compareValues = bytes <= MigrateOptions.MAX_REQUEST_BYTES;
+                List<Long> newLeases = new ArrayList<>();
+                for (Change c : left) {
+                    ByteSequence key = Migrator.wrap(c.key());
+                    if (c.prevKnown()) {
+                        if (c.prev() == null) cmps.add(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)));
+                        else if (compareValues && c.prev().length <= COMPARE_VALUE_BYTES) cmps.add(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(Migrator.wrap(c.prev()))));
+                        else cmps.add(new Cmp(key, Cmp.Op.GREATER, CmpTarget.version(0)));
+                    }
+                    if (c.delete()) {
+                        ops.add(Op.delete(key, DeleteOption.DEFAULT));
+                    } else {
+                        long lease = leases.forSource(c.lease(), 30);
+                        if (c.lease() > 0 && !recorded.contains(c.lease()) && !newLeases.contains(c.lease())) newLeases.add(c.lease());
+                        ops.add(Op.put(key, Migrator.wrap(c.value()), lease == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(lease).build()));
+                    }
+                }
+                if (next != null) {
+                    // Every mapping not yet in the marker (the copy's grants and reuses), with the transaction that may need it.
+                    for (Map.Entry<Long, Long> l : leases.all().entrySet()) {
+                        if (!recorded.contains(l.getKey()) && !newLeases.contains(l.getKey())) newLeases.add(l.getKey());
+                    }
+                    for (long l : newLeases) {
+                        ops.add(Op.put(ByteSequence.from(FollowMarker.leaseKey(until.markerKey(), l)),
+                                ByteSequence.from(Long.toString(leases.mapped(l)), StandardCharsets.UTF_8), PutOption.DEFAULT));
+                    }
+                    ops.add(Op.put(mk, ByteSequence.from(next.encode()), PutOption.DEFAULT));
+                }
+                TxnResponse r = kv.txn().If(cmps.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit().get(30, TimeUnit.SECONDS);
+                lastAnswer = System.nanoTime();
+                if (r.isSucceeded()) {
+                    markerRevision = r.getHeader().getRevision();
+                    recorded.addAll(newLeases);
+                    return;
+                }
+                // Which compare failed: the marker (another run, or this transaction applied by an attempt whose answer
+                // was lost), or keys not as the source had them (conflicts).
+                GetResponse m = kv.get(mk).get(30, TimeUnit.SECONDS);
+                KeyValue now = m.getKvs().isEmpty() ? null : m.getKvs().get(0);
+                if (now == null || now.getModRevision() != markerRevision) {
+                    FollowMarker found = now == null ? null : FollowMarker.decode(now.getValue().getBytes());
+                    if (found != null && next != null && found.equals(next)) {
+                        markerRevision = now.getModRevision(); // applied already
+                        recorded.addAll(newLeases);
+                        return;
+                    }
+                    throw new IllegalStateException("the follow's marker " + until.markerKey() + " was changed by someone else (another walmigrate on this "
+                            + "target?): stopped at source revision " + (next == null ? "?" : next.revision() - 1));
+                }
+                List<Change> keep = new ArrayList<>();
+                for (Change c : left) {
+                    GetResponse g = kv.get(Migrator.wrap(c.key())).get(30, TimeUnit.SECONDS);
+                    byte[] has = g.getKvs().isEmpty() ? null : g.getKvs().get(0).getValue().getBytes();
+                    boolean asBefore = !c.prevKnown() || (c.prev() == null ? has == null : has != null && (Arrays.equals(has, c.prev())
+                            || (!(compareValues && c.prev().length <= COMPARE_VALUE_BYTES))));
+                    if (asBefore) {
+                        keep.add(c);
+                    } else if (c.delete() && has == null) {
+                        absentAlready++; // deleted in the target too (a lease of the target's expired): as the source has it
+                    } else {
+                        if (conflicts++ < MigrationReport.MAX_LISTED) conflictKeys.add(c.key());
+                    }
+                }
+                if (keep.size() == left.size()) throw new IllegalStateException("a follow transaction's compare failed and nothing explains it");
+                left = keep;
+            } catch (IllegalStateException e) {
+                throw e;
+            } catch (Exception e) {
+                if (Migrator.refused(e)) throw new IllegalStateException("the target refused a follow transaction at source revision "
+                        + (next == null ? "?" : next.revision()) + ": " + e.getMessage(), e);
+                if (System.nanoTime() - lastAnswer >= silence || ++attempts >= MAX_ATTEMPTS) {
+                    throw new IllegalStateException("etcd has not taken the follow's transaction at source revision " + (next == null ? "?" : next.revision())
+                            + " (" + e.getMessage() + "): run the same command again when it answers (it resumes there)", e);
+                }
+                Thread.sleep(Math.min(2000, 50L << Math.min(attempts, 6)));
+            }
+        }
+    }
+
+    /** The marker and its lease map, removed at the end of a cut-over whose verify found the target equal. */
+    private void removeMarker() throws Exception {
+        ByteSequence mk = ByteSequence.from(markerKey);
+        kv.txn().If(new Cmp(mk, Cmp.Op.EQUAL, CmpTarget.modRevision(markerRevision)))
+                .Then(Op.delete(mk, DeleteOption.DEFAULT), Op.delete(ByteSequence.from((until.markerKey() + "/").getBytes(StandardCharsets.UTF_8)),
+                        DeleteOption.builder().isPrefix(true).build()))
+                .commit().get(60, TimeUnit.SECONDS);
+    }
+
+    private long lastShown;
+
+    private void showProgress(long applied, long head) {
+        if (progress == null) return;
+        long now = System.nanoTime();
+        if (now - lastShown < 500_000_000L) return;
+        lastShown = now;
+        progress.printf("\rwalmigrate: following: revision %,d applied (%,d transactions), %,d behind", applied, transactions, Math.max(0, head - applied));
+        progress.flush();
+    }
+}

@@ -1,0 +1,273 @@
+package dev.walkit.migrate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.walkit.testdata.EtcdCluster;
+import dev.walkit.testdata.KineServer;
+import dev.walkit.testdata.LiveWal;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
+import io.etcd.jetcd.options.PutOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code walmigrate … --follow} with real parts: a source that keeps being written (the real kine, a live etcd, a WAL
+ * that a writer appends to and compacts by rename) while the follow runs into a real etcd; after the cut-over the
+ * target serves what the source serves, key for key, value for value, lease for lease.
+ */
+class FollowMigrateTest {
+    @TempDir
+    Path dir;
+
+    static Client client(String endpoints) {
+        return Client.builder().endpoints(endpoints.split(",")).build();
+    }
+
+    static ByteSequence bs(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    /** What a store serves under {@code prefix}: key → value and the lease's granted TTL (kine's lease ID is its TTL). */
+    static Map<String, String> served(Client c, String prefix, boolean kineLeases) throws Exception {
+        Map<String, String> m = new TreeMap<>();
+        for (KeyValue kv : c.getKVClient().get(bs(prefix), GetOption.builder().isPrefix(true).build()).get(30, TimeUnit.SECONDS).getKvs()) {
+            long ttl = kv.getLease() == 0 ? 0 : kineLeases ? kv.getLease()
+                    : c.getLeaseClient().timeToLive(kv.getLease(), LeaseOption.DEFAULT).get(30, TimeUnit.SECONDS).getGrantedTTL();
+            m.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getValue().toString(StandardCharsets.UTF_8) + " ttl=" + ttl);
+        }
+        return m;
+    }
+
+    /** The follow, run in this JVM as the command line runs it, until {@code cutover} appears. */
+    static CompletableFuture<WalMigrateTest.Run> follow(String... args) {
+        return CompletableFuture.supplyAsync(() -> WalMigrateTest.run(args));
+    }
+
+    static JsonNode json(WalMigrateTest.Run r) throws Exception {
+        return new ObjectMapper().readTree(r.out());
+    }
+
+    /** Waits until the follow has applied at least {@code n} transactions' worth of time: the copy done and the watch on. */
+    static void settle() throws InterruptedException {
+        Thread.sleep(1500);
+    }
+
+    @Test
+    void aLiveEtcdFollowedIntoAnotherEndsEqualAtTheCutOver() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             Client s = client(src.endpoints()); Client t = client(dst.endpoints())) {
+            KV kv = s.getKVClient();
+            for (int i = 0; i < 300; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0-" + i)).get();
+            long events = s.getLeaseClient().grant(900).get().getID();
+            for (int i = 0; i < 5; i++) kv.put(bs("/registry/events/ns/e-" + i), bs("ev-" + i), PutOption.builder().withLeaseId(events).build()).get();
+            kv.put(bs("/other/not-migrated"), bs("x")).get();
+            Path cut = dir.resolve("cutover");
+            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
+                    "--prefix", "/registry/", "--follow", "--cutover", cut.toString(), "-w", "json");
+            settle();
+            Random rnd = new Random(7);
+            long revoked = s.getLeaseClient().grant(600).get().getID();
+            for (int i = 0; i < 4; i++) kv.put(bs("/registry/leases/ns/l-" + i), bs("hb"), PutOption.builder().withLeaseId(revoked).build()).get();
+            long kept = s.getLeaseClient().grant(1200).get().getID();
+            for (int n = 0; n < 300; n++) {
+                int i = rnd.nextInt(400);
+                switch (n % 6) {
+                    case 0, 1 -> kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v" + n + "-" + i)).get();
+                    case 2 -> kv.delete(bs("/registry/configmaps/ns/cm-" + i)).get();
+                    case 3 -> kv.txn().Then(Op.put(bs("/registry/pods/ns/p-" + n), bs("pod-" + n), PutOption.DEFAULT),
+                            Op.put(bs("/registry/pods/ns/q-" + n), bs("pod-" + n), PutOption.builder().withLeaseId(kept).build()),
+                            Op.delete(bs("/registry/configmaps/ns/cm-" + i), DeleteOption.DEFAULT)).commit().get();
+                    case 4 -> kv.txn().If(new Cmp(bs("/registry/configmaps/ns/cm-" + i), Cmp.Op.EQUAL, CmpTarget.version(0)))
+                            .Then(Op.put(bs("/registry/configmaps/ns/cm-" + i), bs("made-" + n), PutOption.DEFAULT)).commit().get();
+                    default -> kv.put(bs("/other/k-" + n), bs("not migrated")).get();
+                }
+                if (n == 150) s.getLeaseClient().revoke(revoked).get(); // its keys deleted, in one revision
+            }
+            Files.createFile(cut);
+            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            assertEquals(0, r.exit(), r.out() + r.err());
+            JsonNode j = json(r);
+            assertTrue(j.get("transactions").asLong() > 200, r.out());
+            assertTrue(j.get("equal").asBoolean(), r.out());
+            assertEquals(0, j.get("follow_conflicts").asLong(), r.out());
+            assertEquals(served(s, "/registry/", false), served(t, "/registry/", false), "keys, values, leases' TTLs");
+            assertEquals(List.of(), t.getKVClient().get(bs(FollowMarker.DEFAULT_KEY), GetOption.builder().isPrefix(true).build()).get().getKvs(),
+                    "the marker is removed at the cut-over");
+            assertEquals(0, t.getKVClient().get(bs("/other/"), GetOption.builder().isPrefix(true).build()).get().getCount(), "only the prefix");
+        }
+    }
+
+    /** kine's own shapes: a create compares mod = 0, an update or delete the revision last read. */
+    static boolean kineTxn(KV kv, String key, long mod, String value, long lease) throws Exception {
+        Op op = value == null ? Op.delete(bs(key), DeleteOption.DEFAULT)
+                : Op.put(bs(key), bs(value), lease == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(lease).build());
+        return kv.txn().If(new Cmp(bs(key), Cmp.Op.EQUAL, CmpTarget.modRevision(mod))).Then(op).Else(Op.get(bs(key), GetOption.DEFAULT))
+                .commit().get(30, TimeUnit.SECONDS).isSucceeded();
+    }
+
+    static long mod(KV kv, String key) throws Exception {
+        List<KeyValue> kvs = kv.get(bs(key)).get(30, TimeUnit.SECONDS).getKvs();
+        return kvs.isEmpty() ? 0 : kvs.get(0).getModRevision();
+    }
+
+    @Test
+    void theRealKineKeepsWritingWhileItIsFollowedIntoEtcd() throws Exception {
+        assumeTrue(KineServer.available(), "the real kine is not at " + KineServer.binary());
+        Path data = Files.createDirectories(dir.resolve("k3s"));
+        Path db = data.resolve("state.db");
+        try (KineServer kine = KineServer.start(db, dir.resolve("kine.log")); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             Client k = client("http://" + kine.endpoint()); Client t = client(dst.endpoints())) {
+            KV kv = k.getKVClient();
+            for (int i = 0; i < 200; i++) assertTrue(kineTxn(kv, "/registry/configmaps/ns/cm-" + i, 0, "v0-" + i, 0));
+            long shortTtl = k.getLeaseClient().grant(2).get().getID(); // kine: the lease ID is the TTL
+            long longTtl = k.getLeaseClient().grant(1200).get().getID();
+            for (int i = 0; i < 3; i++) assertTrue(kineTxn(kv, "/registry/events/ns/gone-" + i, 0, "expires", shortTtl));
+            Path cut = dir.resolve("cutover");
+            CompletableFuture<WalMigrateTest.Run> run = follow("kine", "--sqlite", db.toString(), "--endpoints", dst.endpoints(),
+                    "--follow", "--cutover", cut.toString(), "-w", "json");
+            settle();
+            Random rnd = new Random(11);
+            for (int n = 0; n < 240; n++) {
+                String key = "/registry/configmaps/ns/cm-" + rnd.nextInt(260);
+                long m = mod(kv, key);
+                switch (n % 4) {
+                    case 0, 1 -> kineTxn(kv, key, m, "v" + n, 0); // create (m = 0) or update
+                    case 2 -> {
+                        if (m != 0) kineTxn(kv, key, m, null, 0);
+                    }
+                    default -> kineTxn(kv, "/registry/leases/ns/n-" + n, 0, "hb-" + n, longTtl);
+                }
+                if (n == 30) for (int i = 0; i < 2; i++) kineTxn(kv, "/registry/events/ns/short-" + i, 0, "expires", shortTtl);
+            }
+            // kine expires the short-lived keys by writing delete rows: followed as deletes.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (served(k, "/registry/events/", true).size() > 0 && System.nanoTime() < deadline) Thread.sleep(200);
+            assertEquals(Map.of(), served(k, "/registry/events/", true), "kine expired its short leases' keys");
+            Map<String, String> before = served(k, "/registry/", true);
+            Files.createFile(cut);
+            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            assertEquals(0, r.exit(), r.out() + r.err());
+            JsonNode j = json(r);
+            assertTrue(j.get("transactions").asLong() > 150, r.out());
+            assertTrue(j.get("equal").asBoolean(), r.out());
+            assertEquals(0, j.get("follow_conflicts").asLong(), "the target's short leases were kept alive while kine held their keys: " + r.out());
+            assertEquals(before, served(t, "/registry/", false), "what kine serves at the cut-over: keys, values, leases' TTLs");
+        }
+    }
+
+    @Test
+    void aLiveWalAppendedToAndCompactedByRenameIsFollowed() throws Exception {
+        try (EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1); Client t = client(dst.endpoints());
+             LiveWal wal = LiveWal.create(dir.resolve("wal"))) {
+            for (int i = 0; i < 200; i++) wal.put("/registry/configmaps/ns/cm-" + i, "v0-" + i, 0);
+            for (int i = 0; i < 4; i++) wal.put("/registry/leases/ns/n-" + i, "hb", 77);
+            Path cut = dir.resolve("cutover");
+            CompletableFuture<WalMigrateTest.Run> run = follow("wal", "--wal", wal.path().toString(), "--endpoints", dst.endpoints(),
+                    "--lease-ttl", "900", "--follow", "--cutover", cut.toString(), "-w", "json");
+            settle();
+            Random rnd = new Random(3);
+            for (int n = 0; n < 300; n++) {
+                String key = "/registry/configmaps/ns/cm-" + rnd.nextInt(260);
+                switch (n % 5) {
+                    case 0, 1 -> wal.put(key, "v" + n, 0);
+                    case 2 -> wal.delete(key);
+                    case 3 -> wal.txn(List.of(LiveWal.Op.put("/registry/pods/ns/p-" + n, "pod", 0), LiveWal.Op.put("/registry/pods/ns/q-" + n, "pod", 88),
+                            LiveWal.Op.delete(key)));
+                    default -> wal.put("/registry/leases/ns/n-" + (n % 9), "hb-" + n, 77);
+                }
+                if (n == 150) wal.compact();
+                if (n % 10 == 0) Thread.sleep(5);
+            }
+            Files.createFile(cut);
+            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            assertEquals(0, r.exit(), r.out() + r.err());
+            JsonNode j = json(r);
+            assertTrue(j.get("transactions").asLong() > 200, r.out());
+            assertTrue(j.get("equal").asBoolean(), r.out());
+            assertEquals(0, j.get("follow_conflicts").asLong(), r.out());
+            Map<String, String> want = new TreeMap<>();
+            Map<Long, List<String>> bySourceLease = new HashMap<>();
+            for (Map.Entry<String, LiveWal.Held> e : wal.live().entrySet()) {
+                want.put(e.getKey(), new String(e.getValue().value(), StandardCharsets.UTF_8) + " ttl=" + (e.getValue().lease() == 0 ? 0 : 900));
+                if (e.getValue().lease() != 0) bySourceLease.computeIfAbsent(e.getValue().lease(), x -> new ArrayList<>()).add(e.getKey());
+            }
+            assertEquals(want, served(t, "/registry/", false), "keys, values, and a lease of --lease-ttl where the WAL had one");
+            for (List<String> keys : bySourceLease.values()) { // one target lease per source lease
+                long first = t.getKVClient().get(bs(keys.get(0))).get().getKvs().get(0).getLease();
+                for (String key : keys) assertEquals(first, t.getKVClient().get(bs(key)).get().getKvs().get(0).getLease(), key);
+            }
+        }
+    }
+
+    @Test
+    void untilRevisionStopsAtThatRevisionWhileTheSourceGoesOn() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             Client s = client(src.endpoints()); Client t = client(dst.endpoints())) {
+            KV kv = s.getKVClient();
+            for (int i = 0; i < 50; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0")).get();
+            long at = kv.get(bs("/registry/configmaps/ns/cm-0")).get().getHeader().getRevision();
+            long until = at + 40;
+            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
+                    "--prefix", "/registry/", "--follow", "--until-revision", Long.toString(until));
+            for (int n = 0; n < 100; n++) kv.put(bs("/registry/configmaps/ns/cm-" + (n % 60)), bs("v" + n)).get();
+            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertTrue(r.out().contains("cut over at revision " + String.format("%,d", until) + " (--until-revision " + until + " reached)"), r.out());
+            Map<String, String> atUntil = new TreeMap<>();
+            for (KeyValue x : kv.get(bs("/registry/"), GetOption.builder().isPrefix(true).withRevision(until).build()).get().getKvs()) {
+                atUntil.put(x.getKey().toString(StandardCharsets.UTF_8), x.getValue().toString(StandardCharsets.UTF_8) + " ttl=0");
+            }
+            assertEquals(atUntil, served(t, "/registry/", false), "the source as it stood at --until-revision");
+            assertTrue(!atUntil.equals(served(s, "/registry/", false)), "the source went on past it");
+        }
+    }
+
+    @Test
+    void kinesLiveDatabaseIsNeverWrittenNorCheckpointed() throws Exception {
+        assumeTrue(KineServer.available(), "the real kine is not at " + KineServer.binary());
+        Path data = Files.createDirectories(dir.resolve("k3s"));
+        Path db = data.resolve("state.db");
+        long last;
+        try (KineServer kine = KineServer.start(db, dir.resolve("kine.log")); Client k = client("http://" + kine.endpoint())) {
+            for (int i = 0; i < 50; i++) assertTrue(kineTxn(k.getKVClient(), "/registry/configmaps/ns/cm-" + i, 0, "v" + i, 0));
+            last = mod(k.getKVClient(), "/registry/configmaps/ns/cm-49");
+        } // a clean stop: kine leaves its rows in state.db-wal; the follow's connection is then the last one
+        Path wal = data.resolve("state.db-wal");
+        assertTrue(Files.size(wal) > 0);
+        byte[] dbBefore = Files.readAllBytes(db);
+        byte[] walBefore = Files.readAllBytes(wal);
+        try (EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1)) {
+            WalMigrateTest.Run r = WalMigrateTest.run("kine", "--sqlite", db.toString(), "--endpoints", dst.endpoints(), "--follow",
+                    "--until-revision", Long.toString(last));
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertTrue(r.out().contains("target equal to the source"), r.out());
+        }
+        assertTrue(java.util.Arrays.equals(dbBefore, Files.readAllBytes(db)), "state.db unchanged");
+        assertTrue(Files.exists(wal) && java.util.Arrays.equals(walBefore, Files.readAllBytes(wal)), "state.db-wal neither checkpointed nor deleted");
+    }
+}
