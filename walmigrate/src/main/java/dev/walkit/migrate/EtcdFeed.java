@@ -28,6 +28,10 @@ final class EtcdFeed implements ChangeFeed {
     private final EtcdLiveSource ttls;
     private final String endpoints;
     private final byte[] prefix;
+    /** A watch response and when it came (the lag in seconds is counted from here). */
+    private record Delivered(WatchResponse response, long nanos) {
+    }
+
     /** What the watch delivered, in order: responses, or the error that ended it. */
     private final LinkedBlockingQueue<Object> delivered = new LinkedBlockingQueue<>();
     /** Transactions read from the watch and not yet given (past a poll's {@code upTo}). */
@@ -81,7 +85,7 @@ final class EtcdFeed implements ChangeFeed {
         watcher = client.getWatchClient().watch(key, w.build(), new Watch.Listener() {
             @Override
             public void onNext(WatchResponse r) {
-                delivered.add(r);
+                delivered.add(new Delivered(r, System.nanoTime()));
             }
 
             @Override
@@ -117,10 +121,10 @@ final class EtcdFeed implements ChangeFeed {
         List<Object> batch = new ArrayList<>();
         batch.add(first);
         delivered.drainTo(batch);
-        long now = System.nanoTime();
         for (Object o : batch) {
             if (o instanceof Throwable t) throw failure(t);
-            WatchResponse r = (WatchResponse) o;
+            WatchResponse r = ((Delivered) o).response();
+            long now = ((Delivered) o).nanos();
             head = Math.max(head, r.getHeader().getRevision());
             List<Change> changes = new ArrayList<>();
             long revision = -1;

@@ -135,53 +135,164 @@ final class Follow {
             }
             tally.nanos = System.nanoTime() - start;
             MigrationReport copied = tally.done();
-            long copyRevision = revision;
-            // The follow.
-            long applied = revision;
-            long limit = until.revision() > 0 ? until.revision() : Long.MAX_VALUE;
-            String why = null;
-            long cutStart = 0;
-            while (why == null) {
-                if (applied >= limit) {
-                    why = "--until-revision " + limit + " reached";
-                } else if (until.cutoverFile() != null && Files.exists(until.cutoverFile())) {
-                    why = "the cut-over file " + until.cutoverFile() + " appeared";
-                } else if (signalled.getAsBoolean()) {
-                    why = "a signal";
-                }
-                if (why != null) break;
-                for (SourceTxn t : feed.poll(POLL_MILLIS, limit)) applied = apply(feed, t, applied);
-                showProgress(applied, feed.head());
-            }
-            cutStart = System.nanoTime();
-            // The cut-over: writes to the source have stopped; apply what is left up to its newest revision.
-            long cut = Math.min(limit, feed.headNow());
-            for (int quiet = 0; quiet < 2; ) {
-                List<SourceTxn> rest = feed.poll(POLL_MILLIS, limit);
-                for (SourceTxn t : rest) applied = apply(feed, t, applied);
-                long h = Math.min(limit, feed.headNow());
-                if (rest.isEmpty() && h == cut) quiet++;
-                else quiet = 0;
-                cut = h;
-            }
-            cut = Math.max(cut, applied);
-            if (progress != null) progress.print("\r\033[K");
+            Cut c = follow(feed, revision, t -> applyMarker(new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, t.revision()), inPrefix(t)));
             Comparison verify;
-            try (KeySource state = feed.state(cut)) {
+            try (KeySource state = feed.state(c.revision())) {
                 verify = Comparison.run(state, o, key -> FollowMarker.owns(until.markerKey(), key));
             }
             if (verify.equal()) removeMarker();
-            double cutSeconds = (System.nanoTime() - cutStart) / 1e9;
-            long[] r = Arrays.copyOf(lagRevisions, lags);
-            long[] n = Arrays.copyOf(lagNanos, lags);
-            Arrays.sort(r);
-            Arrays.sort(n);
-            FollowReport f = new FollowReport(resumed, copyRevision, transactions, changes, conflicts, List.copyOf(conflictKeys), absentAlready, pct(r, 50), pct(r, 99),
-                    pct(n, 50) / 1e6, pct(n, 99) / 1e6, cut, why, cutSeconds, verify);
-            return new Result(copied, f, null);
+            return new Result(copied, report(resumed, revision, c, verify), null);
         } finally {
             keepAlive.shutdownNow();
             target.close();
+        }
+    }
+
+    /**
+     * {@code --out-wal DIR --follow}: the copy as the WAL's snapshot, then each source transaction appended as one of
+     * the store's, into a temp file in DIR; at the cut-over, the WAL is checked against the source at the cut-over
+     * revision and, when equal, published (with leases.json) by one durable rename. Nothing is in DIR before that: a
+     * run killed starts again from the copy.
+     */
+    Result runToWal(ChangeFeed feed, Path dir, java.time.Instant now) throws Exception {
+        long start = System.nanoTime();
+        byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
+        long revision = feed.position(ChangeFeed.LATEST);
+        OfflineWal.Staged staged;
+        try (KeySource state = new InPrefix(feed.state(revision), prefix)) {
+            staged = OfflineWal.stage(state, dir, o.leaseTtl(), true);
+        }
+        try (staged) {
+            tally.sourceKeys = staged.keys.size();
+            tally.written = staged.keys.size();
+            tally.nanos = System.nanoTime() - start;
+            MigrationReport copied = tally.done();
+            Cut c = follow(feed, revision, t -> staged.append(t, prefix, feed::ttlOf));
+            staged.sync();
+            Comparison verify;
+            try (KeySource want = new InPrefix(feed.state(c.revision()), prefix); WalSource got = WalSource.open(staged.temp())) {
+                verify = Comparison.between(want, got);
+            }
+            if (verify.equal()) staged.publish(now);
+            return new Result(copied, report(null, revision, c, verify), verify.equal() ? null
+                    : "the WAL written does not hold what the source holds at revision " + c.revision() + ": nothing was published");
+        }
+    }
+
+    /** How a follow ended: why the cut-over began, when, and the revision the target holds. */
+    private record Cut(String why, long startNanos, long revision) {
+    }
+
+    /** Applies one source transaction to the target. */
+    @FunctionalInterface
+    private interface Applier {
+        void apply(SourceTxn t) throws Exception;
+    }
+
+    /**
+     * The follow: {@code feed}'s transactions after {@code from}, each applied by {@code a}, until the cut-over (the
+     * --until-revision applied, the --cutover file, a signal); then, the source's writers stopped, what is left up to
+     * its newest revision.
+     */
+    private Cut follow(ChangeFeed feed, long from, Applier a) throws Exception {
+        long applied = from;
+        long limit = until.revision() > 0 ? until.revision() : Long.MAX_VALUE;
+        String why = null;
+        while (why == null) {
+            if (applied >= limit) {
+                why = "--until-revision " + limit + " reached";
+            } else if (until.cutoverFile() != null && Files.exists(until.cutoverFile())) {
+                why = "the cut-over file " + until.cutoverFile() + " appeared";
+            } else if (signalled.getAsBoolean()) {
+                why = "a signal";
+            }
+            if (why != null) break;
+            for (SourceTxn t : feed.poll(POLL_MILLIS, limit)) applied = apply(feed, t, applied, a);
+            showProgress(applied, feed.head());
+        }
+        long cutStart = System.nanoTime();
+        long cut = Math.min(limit, feed.headNow());
+        for (int quiet = 0; quiet < 2; ) {
+            List<SourceTxn> rest = feed.poll(POLL_MILLIS, limit);
+            for (SourceTxn t : rest) applied = apply(feed, t, applied, a);
+            long h = Math.min(limit, feed.headNow());
+            if (rest.isEmpty() && h == cut) quiet++;
+            else quiet = 0;
+            cut = h;
+        }
+        if (progress != null) progress.print("\r\033[K");
+        return new Cut(why, cutStart, Math.max(cut, applied));
+    }
+
+    private FollowReport report(String resumed, long copyRevision, Cut c, Comparison verify) {
+        double cutSeconds = (System.nanoTime() - c.startNanos()) / 1e9;
+        long[] r = Arrays.copyOf(lagRevisions, lags);
+        long[] n = Arrays.copyOf(lagNanos, lags);
+        Arrays.sort(r);
+        Arrays.sort(n);
+        return new FollowReport(resumed, copyRevision, transactions, changes, conflicts, List.copyOf(conflictKeys), absentAlready, pct(r, 50), pct(r, 99),
+                pct(n, 50) / 1e6, pct(n, 99) / 1e6, c.revision(), c.why(), cutSeconds, verify);
+    }
+
+    /** The changes of {@code t} under the prefix. */
+    private List<Change> inPrefix(SourceTxn t) {
+        byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
+        List<Change> todo = new ArrayList<>();
+        for (Change c : t.changes()) if (Migrator.startsWith(c.key(), prefix)) todo.add(c);
+        return todo;
+    }
+
+    /** A source's keys under a prefix. */
+    private static final class InPrefix implements KeySource {
+        private final KeySource in;
+        private final byte[] prefix;
+        private SourceKey next;
+
+        InPrefix(KeySource in, byte[] prefix) {
+            this.in = in;
+            this.prefix = prefix;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (next == null && in.hasNext()) {
+                SourceKey k = in.next();
+                if (Migrator.startsWith(k.key(), prefix)) next = k;
+            }
+            return next != null;
+        }
+
+        @Override
+        public SourceKey next() {
+            if (!hasNext()) throw new java.util.NoSuchElementException();
+            SourceKey k = next;
+            next = null;
+            return k;
+        }
+
+        @Override
+        public String describe() {
+            return in.describe();
+        }
+
+        @Override
+        public long revision() {
+            return in.revision();
+        }
+
+        @Override
+        public boolean leaseIsTtl() {
+            return in.leaseIsTtl();
+        }
+
+        @Override
+        public long ttlOf(long lease, long fallback) {
+            return in.ttlOf(lease, fallback);
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            in.close();
         }
     }
 
@@ -211,17 +322,12 @@ final class Follow {
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * p / 100.0) - 1)];
     }
 
-    /** Applies {@code t} (if past {@code applied}) as one target transaction; the revision applied through. */
-    private long apply(ChangeFeed feed, SourceTxn t, long applied) throws Exception {
+    /** Applies {@code t} (if past {@code applied}) by {@code a}; the revision applied through. */
+    private long apply(ChangeFeed feed, SourceTxn t, long applied, Applier a) throws Exception {
         if (t.revision() <= applied) return applied;
-        byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
-        List<Change> todo = new ArrayList<>();
-        for (Change c : t.changes()) if (Migrator.startsWith(c.key(), prefix)) todo.add(c);
-        FollowMarker next = new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, t.revision());
-        int applying = todo.size();
-        applyMarker(next, todo);
+        a.apply(t);
         transactions++;
-        changes += applying;
+        changes += inPrefix(t).size();
         if (lags == lagRevisions.length) {
             lagRevisions = Arrays.copyOf(lagRevisions, lags * 2);
             lagNanos = Arrays.copyOf(lagNanos, lags * 2);

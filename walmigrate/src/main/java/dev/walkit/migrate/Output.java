@@ -52,13 +52,13 @@ final class Output {
     }
 
     /** A follow: the copy's report, then what the follow applied, the lag it kept, the cut-over and its verify. */
-    static void follow(PrintWriter out, OutputFormat f, String source, MigrateOptions o, Follow.Result r, ExitCode code) {
+    static void follow(PrintWriter out, OutputFormat f, String source, String target, Follow.Result r, ExitCode code) {
         FollowReport w = r.follow();
         switch (f) {
             case JSON -> {
                 MigrationReport c = r.copy();
                 Json j = new Json().beginObject().field("schema", SCHEMA).field("type", "follow").field("source", source)
-                        .field("target", String.join(",", o.endpoints())).field("copy_revision", w == null ? null : w.copyRevision())
+                        .field("target", target).field("copy_revision", w == null ? null : w.copyRevision())
                         .field("resumed", w == null ? null : w.resumed()).field("copied_keys", c.sourceKeys()).field("written", c.written())
                         .field("already_present", c.alreadyPresent()).field("conflict_count", c.conflictCount());
                 keys(j, "conflicts", c.conflicts());
@@ -78,7 +78,11 @@ final class Output {
                 out.println(j.field("stopped", r.stopped()).field("exit_code", code.code()).endObject());
             }
             default -> {
-                migration(out, f == OutputFormat.TABLE ? OutputFormat.TABLE : OutputFormat.SIMPLE, source, o, r.copy(), code);
+                MigrationReport c = r.copy();
+                out.printf("walmigrate: %s -> %s: copied %,d key(s): %,d written, %,d already present, %,d conflict(s), %,d lease(s) granted%s; %.1f s%n",
+                        source, target, c.sourceKeys(), c.written(), c.alreadyPresent(), c.conflictCount(), c.leasesGranted(),
+                        c.leasesReused() > 0 ? String.format(" (%,d reused)", c.leasesReused()) : "", c.seconds());
+                for (byte[] k : c.conflicts()) out.println("  conflict (left as it is): " + quote(k));
                 if (w == null) return;
                 if (w.resumed() != null) out.printf("walmigrate: resumed %s (the target's marker)%n", w.resumed());
                 out.printf("walmigrate: followed from revision %,d: %,d transaction(s) applied (%,d change(s)), %,d conflict(s)%s; lag p50 %,d revision(s) / %.1f ms, "
@@ -89,7 +93,7 @@ final class Output {
                 out.printf("walmigrate: cut over at revision %,d (%s) in %.2f s: target %s the source (%,d same, %,d missing, %,d extra, %,d different)%s%n",
                         w.cutoverRevision(), w.cutoverWhy(), w.cutoverSeconds(), w.verify().equal() ? "equal to" : "NOT equal to", w.verify().same(),
                         w.verify().missingCount(), w.verify().extraCount(), w.verify().differentCount(),
-                        w.verify().equal() ? "; marker removed" : "; the marker stays: see walmigrate verify");
+                        !w.verify().equal() ? "" : target.contains("://") ? "; marker removed" : "; published");
             }
         }
     }

@@ -408,6 +408,7 @@ public final class WalMigrate implements Callable<Integer> {
             return ExitCode.USAGE.code();
         }
         if (!f.follow) return null;
+        if (offline.outWal != null) return followToWal(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, open, o, f, offline.outWal);
         return follow(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, open, o, f);
     }
 
@@ -433,7 +434,8 @@ public final class WalMigrate implements Callable<Integer> {
             if (!follow) {
                 return untilRevision != 0 || cutover != null ? "--until-revision and --cutover go with --follow" : null;
             }
-            if (offline.outWal != null || offline.outKine != null) return "--follow writes to an etcd (--endpoints); --out-wal and --out-kine copy once";
+            if (offline.outKine != null) return "--follow writes to an etcd (--endpoints) or a WAL (--out-wal); --out-kine copies once";
+            if (offline.outWal != null && o.endpoints() != null && !o.endpoints().isEmpty()) return "--out-wal or --endpoints: one output at a time";
             if (o.dryRun()) return "--follow and --dry-run: a follow writes; --dry-run alone plans the copy";
             if (untilRevision < 0) return "--until-revision must be a revision (1 or more)";
             if (marker == null || marker.isEmpty()) return "--marker must name a key";
@@ -461,10 +463,31 @@ public final class WalMigrate implements Callable<Integer> {
             MigrationReport c = r.copy();
             ExitCode code = r.stopped() != null || !c.errors().isEmpty() || !c.tooLarge().isEmpty() ? ExitCode.FAILED
                     : c.conflictCount() > 0 || r.follow().conflicts() > 0 || !r.follow().verify().equal() ? ExitCode.CONFLICTS : ExitCode.OK;
-            Output.follow(out, writeOut.format(), feed.describe(), o, r, code);
+            Output.follow(out, writeOut.format(), feed.describe(), String.join(",", o.endpoints()), r, code);
             out.flush();
             for (String t : c.tooLarge()) err.println("walmigrate: too large for any request: " + t);
             for (String e : c.errors()) err.println("walmigrate: " + e);
+            if (r.stopped() != null) err.println("walmigrate: " + r.stopped());
+            return stop.done(code.code());
+        } catch (Exception e) {
+            return failed(err, e);
+        }
+    }
+
+    /** {@code --out-wal DIR --follow}: the WAL written as the source changes, published at the cut-over; the exit code. */
+    static int followToWal(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f, Path dir) {
+        if (writeOut.check("walmigrate", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
+        String refusal = OfflineWal.refusal(dir);
+        if (refusal != null && !dev.walkit.format.output.OutputDir.unfinishedSwitch(dir)) {
+            err.println("walmigrate: " + refusal);
+            return ExitCode.USAGE.code();
+        }
+        try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate"); ChangeFeed feed = open.open()) {
+            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), Cli.stderrIsTerminal() ? err : null, stop::stopped)
+                    .runToWal(feed, dir, java.time.Instant.now());
+            ExitCode code = r.stopped() != null ? ExitCode.FAILED : ExitCode.OK;
+            Output.follow(out, writeOut.format(), feed.describe(), dir.resolve(Wal.WAL_FILE).toString(), r, code);
+            out.flush();
             if (r.stopped() != null) err.println("walmigrate: " + r.stopped());
             return stop.done(code.code());
         } catch (Exception e) {

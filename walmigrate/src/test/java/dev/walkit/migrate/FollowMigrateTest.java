@@ -270,4 +270,49 @@ class FollowMigrateTest {
         assertTrue(java.util.Arrays.equals(dbBefore, Files.readAllBytes(db)), "state.db unchanged");
         assertTrue(Files.exists(wal) && java.util.Arrays.equals(walBefore, Files.readAllBytes(wal)), "state.db-wal neither checkpointed nor deleted");
     }
+
+    @Test
+    void aLiveEtcdFollowedIntoTheStoresWalIsPublishedAtTheCutOver() throws Exception {
+        Path store = dir.resolve("store");
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); Client s = client(src.endpoints())) {
+            KV kv = s.getKVClient();
+            long lease = s.getLeaseClient().grant(900).get().getID();
+            for (int i = 0; i < 100; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0-" + i)).get();
+            Path cut = dir.resolve("cutover");
+            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), "--out-wal", store.toString(),
+                    "--prefix", "/registry/", "--follow", "--cutover", cut.toString());
+            settle();
+            for (int n = 0; n < 150; n++) {
+                int i = n % 120;
+                switch (n % 3) {
+                    case 0 -> kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v" + n)).get();
+                    case 1 -> kv.delete(bs("/registry/configmaps/ns/cm-" + (i + 7))).get();
+                    default -> kv.txn().Then(Op.put(bs("/registry/leases/ns/l-" + n), bs("hb"), PutOption.builder().withLeaseId(lease).build()),
+                            Op.put(bs("/registry/pods/ns/p-" + n), bs("pod"), PutOption.DEFAULT)).commit().get();
+                }
+            }
+            assertTrue(!Files.exists(store.resolve("wal")), "nothing is published before the cut-over");
+            Files.createFile(cut);
+            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertTrue(r.out().contains("target equal to the source"), r.out());
+            assertTrue(r.out().contains("; published"), r.out());
+            Map<String, String> want = new TreeMap<>();
+            for (KeyValue x : kv.get(bs("/registry/"), GetOption.builder().isPrefix(true).build()).get().getKvs()) {
+                want.put(x.getKey().toString(StandardCharsets.UTF_8), x.getValue().toString(StandardCharsets.UTF_8) + " lease=" + x.getLease());
+            }
+            Map<String, String> got = new TreeMap<>();
+            try (WalSource w = WalSource.open(store)) {
+                while (w.hasNext()) {
+                    SourceKey k = w.next();
+                    got.put(new String(k.key(), StandardCharsets.UTF_8), new String(k.value(), StandardCharsets.UTF_8) + " lease=" + k.lease());
+                }
+            }
+            assertEquals(want, got, "the store's WAL holds what etcd serves, its lease IDs kept");
+            assertTrue(Files.readString(store.resolve("leases.json")).contains("\"id\":" + lease + ",\"ttl_seconds\":900"), "leases.json");
+            WalMigrateTest.Run again = WalMigrateTest.run("etcd", "--source-endpoints", src.endpoints(), "--out-wal", store.toString(), "--follow",
+                    "--until-revision", "1");
+            assertEquals(2, again.exit(), "a published wal is never written over: " + again.err());
+        }
+    }
 }
