@@ -40,14 +40,18 @@ class RunbookTest {
     @ParameterizedTest(name = "{0} on {1}")
     @CsvSource({"power-loss.md, small-torn-tail", "crc-after-upgrade.md, small-crc-range-bug",
             "keys-vanished-after-compaction.md, small", "leases-missing.md, small", "kine-to-etcd.md, kine",
-            "etcd-to-store.md, etcd", "inspect-kine.md, kine-only", "rollback-to-kine.md, small", "serve.md, sample",
+            "etcd-to-store.md, etcd-live", "inspect-kine.md, kine-only", "rollback-to-kine.md, small", "serve.md, sample",
             "watch-live-log.md, small"})
     void everyCommandRunsAsShown(String runbook, String fixture) throws Exception {
         Path store = dir.resolve("STORE");
         Path kine = dir.resolve("KINE");
         EtcdCluster etcd = null;
         Path snapshot = dir.resolve("SNAPSHOT");
-        if (fixture.equals("etcd")) {
+        if (fixture.equals("etcd-live")) {
+            Files.copy(Fixtures.path("etcd/snapshot.db"), snapshot);
+            etcd = EtcdCluster.start(dir.resolve("etcd"), 1); // the cluster's etcd, live, for the follow
+            dev.walkit.testdata.Etcdctl.run(etcd.endpoints(), "\nput /registry/configmaps/default/a v1\nput /registry/pods/default/p1 spec1\n\n\n", "txn");
+        } else if (fixture.equals("etcd")) {
             Files.copy(Fixtures.path("etcd/snapshot.db"), snapshot);
         } else if (fixture.equals("kine-only")) {
             Files.createDirectories(kine);
@@ -77,6 +81,8 @@ class RunbookTest {
 
     /** Commands a runbook runs in the background ({@code … &}): stopped with SIGTERM when it ends. */
     private final List<Process> background = new ArrayList<>();
+    /** {@code walmigrate … --follow … &}: run in this JVM until the runbook's {@code wait}; its output and exit code. */
+    private final List<java.util.concurrent.CompletableFuture<String[]>> jobs = new ArrayList<>();
 
     private void run(String runbook, Path store, Path kine, Path snapshot, String endpoint) throws Exception {
         try {
@@ -129,6 +135,7 @@ class RunbookTest {
 
     private void runCommands(String runbook, Path store, Path kine, Path snapshot, String endpoint) throws Exception {
         String served = "127.0.0.1:" + freePort();
+        Path cutover = dir.resolve("CUTOVER");
         List<String> lines = Files.readAllLines(Fixtures.root().resolve("docs/runbooks/" + runbook));
         int commands = 0;
         boolean inSh = false;
@@ -150,20 +157,37 @@ class RunbookTest {
                 String[] words = cmd.split("\\s+");
                 String[] args = Arrays.stream(words).skip(1)
                         .map(w -> w.replace("STORE", store.toString()).replace("KINE", kine.toString()).replace("SNAPSHOT", snapshot.toString())
-                                .replace("ENDPOINT", endpoint).replace(SERVE_ADDRESS, served))
+                                .replace("ENDPOINT", endpoint).replace(SERVE_ADDRESS, served).replace("CUTOVER", cutover.toString()))
                         .toArray(String[]::new);
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();
                 int[] code = {0};
-                if (inBackground) {
-                    assertEquals("waldoctor", words[0], runbook + ": only waldoctor serve runs in the background: " + line);
+                boolean job = inBackground && words[0].equals("walmigrate") || words[0].equals("touch") || words[0].equals("wait");
+                if (inBackground && words[0].equals("walmigrate")) {
+                    assertTrue(Arrays.asList(args).contains("--follow"), runbook + ": only a follow runs in the background: " + line);
+                    jobs.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        StringWriter o = new StringWriter();
+                        StringWriter e = new StringWriter();
+                        int c = Cli.run(new WalMigrate(), new PrintWriter(o), new PrintWriter(e), args);
+                        return new String[] {Integer.toString(c), o.toString() + e};
+                    }));
+                    Thread.sleep(1500); // its copy done, following
+                } else if (words[0].equals("touch")) {
+                    Files.createFile(Path.of(args[0]));
+                } else if (words[0].equals("wait")) {
+                    assertTrue(!jobs.isEmpty(), runbook + ": wait without a background follow");
+                    String[] r = jobs.remove(jobs.size() - 1).get(120, java.util.concurrent.TimeUnit.SECONDS);
+                    code[0] = Integer.parseInt(r[0]);
+                    out.write(r[1]);
+                } else if (inBackground) {
+                    assertEquals("waldoctor", words[0], runbook + ": only waldoctor serve and a walmigrate follow run in the background: " + line);
                     out.write(startInBackground(args));
                     Process p = background.get(background.size() - 1);
                     code[0] = p.isAlive() ? 0 : p.exitValue();
                 } else if (words[0].equals("etcdctl")) {
                     out.write(etcdctl(args, code));
                 }
-                int got = inBackground || words[0].equals("etcdctl") ? code[0] : switch (words[0]) {
+                int got = job || inBackground || words[0].equals("etcdctl") ? code[0] : switch (words[0]) {
                     case "walverify" -> Cli.run(new WalVerify(), new PrintWriter(out), new PrintWriter(err), args);
                     case "walrecover" -> Cli.run(new WalRecover(), new PrintWriter(out), new PrintWriter(err), args);
                     case "waldoctor" -> WalDoctor.run(new PrintWriter(out), new PrintWriter(err), args);
@@ -172,7 +196,7 @@ class RunbookTest {
                 };
                 assertEquals(want, got, runbook + ": " + cmd + "\n" + out + err);
                 lastOut = out.toString().replace(store.toString(), "STORE").replace(kine.toString(), "KINE").replace(snapshot.toString(), "SNAPSHOT")
-                        .replace(endpoint, "ENDPOINT").replace(served, SERVE_ADDRESS);
+                        .replace(endpoint, "ENDPOINT").replace(served, SERVE_ADDRESS).replace(cutover.toString(), "CUTOVER");
                 commands++;
             } else if (lastOut != null && !line.isBlank()) {
                 // "…" stands for what varies (timings, digests): the parts around it must be there.

@@ -56,6 +56,7 @@ class SchemaTest {
         docs.add(migrate("wal", "--wal", wal, "--out-wal", dir.resolve("w").toString(), "-w", "json"));
         docs.add(migrate("wal", "--wal", wal, "--out-kine", dir.resolve("k").toString(), "-w", "json"));
         docs.add(migrate("wal", "--wal", wal, "--dry-run", "-w", "json"));
+        docs.add(migrate("wal", "--wal", wal, "--out-wal", dir.resolve("f").toString(), "--follow", "--until-revision", "1", "-w", "json"));
         for (JsonNode d : docs) Schemas.valid(d);
     }
 

@@ -85,12 +85,12 @@ final class Output {
                 for (byte[] k : c.conflicts()) out.println("  conflict (left as it is): " + quote(k));
                 if (w == null) return;
                 if (w.resumed() != null) out.printf("walmigrate: resumed %s (the target's marker)%n", w.resumed());
-                out.printf("walmigrate: followed from revision %,d: %,d transaction(s) applied (%,d change(s)), %,d conflict(s)%s; lag p50 %,d revision(s) / %.1f ms, "
+                out.printf("walmigrate: followed from revision %d: %,d transaction(s) applied (%,d change(s)), %,d conflict(s)%s; lag p50 %,d revision(s) / %.1f ms, "
                                 + "p99 %,d / %.1f ms%n", w.copyRevision(), w.transactions(), w.changes(), w.conflicts(),
                         w.alreadyAbsent() > 0 ? String.format(", %,d delete(s) of keys already gone from the target", w.alreadyAbsent()) : "",
                         w.lagRevisionsP50(), w.lagMillisP50(), w.lagRevisionsP99(), w.lagMillisP99());
                 for (byte[] k : w.conflictKeys()) out.println("  conflict in the follow (left as it is): " + quote(k));
-                out.printf("walmigrate: cut over at revision %,d (%s) in %.2f s: target %s the source (%,d same, %,d missing, %,d extra, %,d different)%s%n",
+                out.printf("walmigrate: cut over at revision %d (%s) in %.2f s: target %s the source (%,d same, %,d missing, %,d extra, %,d different)%s%n",
                         w.cutoverRevision(), w.cutoverWhy(), w.cutoverSeconds(), w.verify().equal() ? "equal to" : "NOT equal to", w.verify().same(),
                         w.verify().missingCount(), w.verify().extraCount(), w.verify().differentCount(),
                         !w.verify().equal() ? "" : target.contains("://") ? "; marker removed" : "; published");
