@@ -7,7 +7,6 @@ import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -16,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code walmigrate verify}: the source's live set against the target, merged as two key-ordered
- * streams (the target read in pages): counts, missing, extra and different (by value hash).
+ * streams (the target read in pages): counts, missing, extra and different (values compared byte for byte).
  */
 public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[]> missing, long missingCount, List<byte[]> extra,
                          long extraCount, List<byte[]> different, long differentCount, List<String> differentWhy) {
@@ -82,7 +81,7 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
                 } else {
                     c.sourceKeys++;
                     c.targetKeys++;
-                    String why = !Arrays.equals(sha256(s.value()), sha256(t.getValue().getBytes())) ? "value"
+                    String why = !t.getValue().equals(Migrator.wrap(s.value())) ? "value" // compared in place: no copy, no digest
                             : leaseDifference(s.lease() <= 0 ? 0 : source.ttlOf(s.lease(), ANY_TTL), t.getLease(), ttls);
                     if (why == null) {
                         c.same++;
@@ -185,13 +184,6 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
         return null;
     }
 
-    static byte[] sha256(byte[] v) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(v);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     /** The keys of {@code in} that are data (not those {@code skip} names). */
     private static final class Filtered implements Iterator<KeyValue> {
@@ -233,6 +225,8 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
         /** Keys asked for a page: at most {@link #PAGE}, fewer when values are large (about {@link #PAGE_BYTES} a page). */
         private int limit = PAGE;
         private final long revision;
+        /** The next page, asked for as soon as the one before came: null when none is. */
+        private java.util.concurrent.CompletableFuture<GetResponse> ahead;
 
         TargetScan(Client client, byte[] prefix) {
             this(client, prefix, 0);
@@ -252,7 +246,17 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
             if (i < page.size()) return true;
             if (!more) return false;
             try {
-                GetResponse r = page();
+                GetResponse r = null;
+                if (ahead != null) {
+                    try {
+                        r = ahead.get(60, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        if (!String.valueOf(e.getMessage()).contains("RESOURCE_EXHAUSTED")) throw e;
+                        limit = Math.max(1, limit / 2); // asked again below, smaller
+                    }
+                    ahead = null;
+                }
+                if (r == null) r = page();
                 page = r.getKvs();
                 long bytes = 0;
                 for (KeyValue kv : page) bytes += kv.getKey().size() + kv.getValue().size();
@@ -263,6 +267,8 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
                     byte[] last = page.get(page.size() - 1).getKey().getBytes();
                     from = Arrays.copyOf(last, last.length + 1); // the next key after the last
                 }
+                // The next page asked for now, read while this one is used (a merge's other side reads at the same time).
+                if (more && !page.isEmpty()) ahead = client.getKVClient().get(ByteSequence.from(from), option());
                 return !page.isEmpty();
             } catch (Exception e) {
                 throw new IllegalStateException("reading the target failed: " + e.getMessage(), e);
@@ -274,18 +280,24 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
             return page.get(i++);
         }
 
-        /** One page; asked again with half as many keys when the answer would exceed what gRPC takes. */
+        /**
+         * One page; asked again with half as many keys when the answer would exceed what gRPC takes. etcd gives a range
+         * in ascending key order as it stands; asked to sort it (even by key, ascending), etcd 3.4 reads the whole rest
+         * of the range for every page and truncates after: 93 ms a page of 1,000 keys of 1 KB out of 100,000, against 21.
+         */
         private GetResponse page() throws Exception {
             for (;;) {
-                GetOption opt = GetOption.builder().withRange(ByteSequence.from(end)).withLimit(limit).withRevision(revision)
-                        .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND).build();
                 try {
-                    return client.getKVClient().get(ByteSequence.from(from), opt).get(60, TimeUnit.SECONDS);
+                    return client.getKVClient().get(ByteSequence.from(from), option()).get(60, TimeUnit.SECONDS);
                 } catch (java.util.concurrent.ExecutionException e) {
                     if (limit == 1 || !String.valueOf(e.getMessage()).contains("RESOURCE_EXHAUSTED")) throw e;
                     limit = Math.max(1, limit / 2);
                 }
             }
+        }
+
+        private GetOption option() {
+            return GetOption.builder().withRange(ByteSequence.from(end)).withLimit(limit).withRevision(revision).build();
         }
 
         /** The range end of a prefix: etcd's convention ("\0" for all keys). */

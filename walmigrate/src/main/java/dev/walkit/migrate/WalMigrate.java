@@ -351,7 +351,7 @@ public final class WalMigrate implements Callable<Integer> {
         }
     }
 
-    @Command(name = "verify", mixinStandardHelpOptions = true, description = "Compare the source's live set with the target: counts, missing, extra, different (by value hash). Exit 0 only when equal.")
+    @Command(name = "verify", mixinStandardHelpOptions = true, description = "Compare the source's live set with the target: counts, missing, extra, different (values compared byte for byte). Exit 0 only when equal.")
     static final class Verify implements Callable<Integer> {
         @Spec
         CommandLine.Model.CommandSpec spec;

@@ -315,4 +315,22 @@ class FollowMigrateTest {
             assertEquals(2, again.exit(), "a published wal is never written over: " + again.err());
         }
     }
+
+    @Test
+    void aSourceCompactedPastWhereTheFollowStoodIsAnErrorThatSaysWhatToDo() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             Client s = client(src.endpoints()); Client t = client(dst.endpoints())) {
+            for (int i = 0; i < 20; i++) s.getKVClient().put(bs("/registry/configmaps/ns/cm-" + (i % 5)), bs("v" + i)).get();
+            // A follow killed after revision 3 (its marker in the target), then the source compacted to 15 meanwhile.
+            t.getKVClient().put(bs(FollowMarker.DEFAULT_KEY), ByteSequence.from(new FollowMarker("etcd " + src.endpoints() + " (followed)",
+                    FollowMarker.Phase.FOLLOW, 3).encode())).get();
+            s.getKVClient().compact(15).get();
+            WalMigrateTest.Run r = WalMigrateTest.run("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(), "--follow",
+                    "--until-revision", "21");
+            assertEquals(4, r.exit(), r.out() + r.err());
+            assertTrue(r.err().contains("the source etcd compacted its history to revision 15, past revision 3 that this follow had to read on from"), r.err());
+            assertTrue(r.err().contains("migrate again into an empty target"), r.err());
+            assertEquals(1, r.err().lines().count(), "one line: " + r.err());
+        }
+    }
 }
