@@ -28,86 +28,99 @@ import java.util.concurrent.TimeUnit;
  * load of RATE puts a second for SECONDS: the lag is from a put's answer at the source to its event at the target
  * (watches in this process: one clock); then the cut-over: the writes stop, walmigrate's cut-over file appears and its
  * run ends (drained and verified); make-mirror has none, so its time is until its target holds the last write.
- * Usage: MirrorBench SOURCE TARGET_MIRROR TARGET_WALMIGRATE KEYS RATE SECONDS WALMIGRATE ETCDCTL WORKDIR
+ * A third column, {@link JetcdMirror}, is the least a mirror on the JVM can be: the floor walmigrate's client stands on.
+ * Usage: MirrorBench SOURCE "TARGET_MIRROR;TARGET_WALMIGRATE;TARGET_JETCD" KEYS RATE SECONDS WALMIGRATE ETCDCTL JAVA CLASSPATH WORKDIR
  */
 public final class MirrorBench {
     private MirrorBench() {
     }
 
+    /** What one tool did: its copy, the lag it kept under the load, its CPU per change, its cut-over. */
+    private record Run(String name, double copySeconds, double[] lag, double cpuPerChangeMs, double cutoverSeconds, long seen, String note) {
+    }
+
     public static void main(String[] a) throws Exception {
         String src = a[0];
-        String mirrorTarget = a[1];
-        String walkitTarget = a[2];
-        int keys = Integer.parseInt(a[3]);
-        int rate = Integer.parseInt(a[4]);
-        int seconds = Integer.parseInt(a[5]);
-        String walmigrate = a[6];
-        String etcdctl = a[7];
-        Path work = Path.of(a[8]);
+        String[] targets = a[1].split(";");
+        int keys = Integer.parseInt(a[2]);
+        int rate = Integer.parseInt(a[3]);
+        int seconds = Integer.parseInt(a[4]);
+        String walmigrate = a[5];
+        String etcdctl = a[6];
+        String java = a[7];
+        String classPath = a[8];
+        Path work = Path.of(a[9]);
         Files.createDirectories(work);
-        try (Client s = client(src); Client tm = client(mirrorTarget); Client tw = client(walkitTarget)) {
+        List<Run> runs = new ArrayList<>();
+        try (Client s = client(src)) {
             load(s, keys);
             System.err.printf("MirrorBench: %,d keys loaded into the source%n", keys);
-
-            // make-mirror: its copy, then the load while it follows, then until its target holds the last write.
-            long t0 = System.nanoTime();
-            ProcessBuilder mpb = new ProcessBuilder(etcdctl, "make-mirror", "--endpoints", src, "--prefix", "/registry/", mirrorTarget)
-                    .redirectErrorStream(true).redirectOutput(work.resolve("make-mirror.out").toFile());
-            mpb.environment().put("ETCDCTL_API", "3");
-            Process mirror = mpb.start();
-            waitFor(tm, keys, mirror, work.resolve("make-mirror.out"));
-            double mirrorCopy = (System.nanoTime() - t0) / 1e9;
-            System.err.printf("MirrorBench: make-mirror copied in %.2f s%n", mirrorCopy);
-            int n = rate * seconds;
-            long[] sentMirror = new long[n];
-            long[] atMirror = new long[n];
-            Watch.Watcher wm = watch(tm, "/registry/load-a/", atMirror);
-            Thread.sleep(2000); // the copy's end behind it: the lag under a steady load, not the switch to following
-            double mirrorCpu0 = cpu(mirror);
-            long stopped = load(s, "/registry/load-a/", rate, sentMirror);
-            double mirrorCpu = cpu(mirror) - mirrorCpu0;
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (atMirror[n - 1] == 0 && System.nanoTime() < until) Thread.sleep(1);
-            double mirrorCut = (atMirror[n - 1] - stopped) / 1e9;
-            wm.close();
-            mirror.destroy();
-            mirror.waitFor();
-
-            // walmigrate: the same, alone on the machine (make-mirror stopped), then its cut-over: drained and verified.
+            ProcessBuilder mirror = new ProcessBuilder(etcdctl, "make-mirror", "--endpoints", src, "--prefix", "/registry/", targets[0]);
+            mirror.environment().put("ETCDCTL_API", "3");
+            runs.add(run("make-mirror", mirror, null, s, targets[0], "/registry/load-a/", keys, rate, seconds, work));
             Path cut = work.resolve("cutover");
             Files.deleteIfExists(cut);
-            t0 = System.nanoTime();
-            Process walkit = new ProcessBuilder(walmigrate, "etcd", "--source-endpoints", src, "--endpoints", walkitTarget, "--prefix", "/registry/",
-                    "--follow", "--cutover", cut.toString(), "-w", "json").redirectOutput(work.resolve("walmigrate.json").toFile())
-                    .redirectError(work.resolve("walmigrate.err").toFile()).start();
-            waitFor(tw, keys, walkit, work.resolve("walmigrate.err"));
-            double walkitCopy = (System.nanoTime() - t0) / 1e9;
-            System.err.printf("MirrorBench: walmigrate copied in %.2f s%n", walkitCopy);
-            long[] sent = new long[n];
-            long[] atWalkit = new long[n];
-            Watch.Watcher ww = watch(tw, "/registry/load-b/", atWalkit);
-            Thread.sleep(2000);
-            double walkitCpu0 = cpu(walkit);
-            load(s, "/registry/load-b/", rate, sent);
-            double walkitCpu = cpu(walkit) - walkitCpu0;
-            Files.createFile(cut);
-            long cutStart = System.nanoTime();
-            if (!walkit.waitFor(300, TimeUnit.SECONDS)) throw new IllegalStateException("walmigrate did not end at the cut-over");
-            double walkitCut = (System.nanoTime() - cutStart) / 1e9;
-            ww.close();
+            runs.add(run("walmigrate", new ProcessBuilder(walmigrate, "etcd", "--source-endpoints", src, "--endpoints", targets[1], "--prefix", "/registry/",
+                    "--follow", "--cutover", cut.toString(), "-w", "json"), cut, s, targets[1], "/registry/load-b/", keys, rate, seconds, work));
+            runs.add(run("jetcd-mirror", new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp", classPath, JetcdMirror.class.getName(), src, "/registry/",
+                    targets[2]), null, s, targets[2], "/registry/load-c/", keys, rate, seconds, work));
+        }
+        Run m = runs.get(0);
+        Run w = runs.get(1);
+        Run j = runs.get(2);
+        System.out.printf("%-36s %12s %12s %12s %14s%n", "etcd -> etcd, " + String.format("%,d", keys) + " keys", m.name(), w.name(), j.name(), "walmigrate");
+        System.out.printf("%-36s %12.2f %12.2f %12.2f %7.1fx faster%n", "copy (s)", m.copySeconds(), w.copySeconds(), j.copySeconds(),
+                m.copySeconds() / w.copySeconds());
+        System.out.printf("%-36s %12.1f %12.1f %12.1f %14.2f%n", "lag p50 (ms) at " + rate + " puts/s", m.lag()[0], w.lag()[0], j.lag()[0], w.lag()[0] / m.lag()[0]); // ratios: walmigrate / make-mirror
+        System.out.printf("%-36s %12.1f %12.1f %12.1f %14.2f%n", "lag p99 (ms)", m.lag()[1], w.lag()[1], j.lag()[1], w.lag()[1] / m.lag()[1]);
+        System.out.printf("%-36s %12.2f %12.2f %12.2f %14.2f%n", "CPU per change (ms) under the load", m.cpuPerChangeMs(), w.cpuPerChangeMs(), j.cpuPerChangeMs(),
+                w.cpuPerChangeMs() / m.cpuPerChangeMs());
+        System.out.printf("%-36s %12.2f %12.2f %12.2f%n", "cut-over (s)", m.cutoverSeconds(), w.cutoverSeconds(), j.cutoverSeconds());
+        System.out.printf("%-36s %12d %12d %12d%n", "events seen of " + rate * seconds, m.seen(), w.seen(), j.seen());
+        System.out.println("(copy: until the target holds every key; make-mirror's and jetcd-mirror's cut-over: until the target holds the last write; "
+                + "walmigrate's: from the cut-over file to its exit, drained and verified: " + w.note() + ")");
+    }
 
-            double[] lm = lags(sentMirror, atMirror);
-            double[] lw = lags(sent, atWalkit);
-            System.out.printf("%-34s %12s %12s %10s%n", "etcd -> etcd, " + String.format("%,d", keys) + " keys", "make-mirror", "walmigrate", "ratio");
-            System.out.printf("%-34s %12.2f %12.2f %9.1fx%n", "copy (s)", mirrorCopy, walkitCopy, mirrorCopy / walkitCopy);
-            System.out.printf("%-34s %12.1f %12.1f %9.2f%n", "lag p50 (ms) at " + rate + " puts/s", lm[0], lw[0], lw[0] / lm[0]);
-            System.out.printf("%-34s %12.1f %12.1f %9.2f%n", "lag p99 (ms)", lm[1], lw[1], lw[1] / lm[1]);
-            System.out.printf("%-34s %12.1f %12.1f %9.2f%n", "CPU per change (ms) under the load", mirrorCpu * 1000 / n, walkitCpu * 1000 / n,
-                    walkitCpu / mirrorCpu);
-            System.out.printf("%-34s %12.2f %12.2f %10s%n", "cut-over (s)", mirrorCut, walkitCut, "");
-            System.out.printf("%-34s %12s %12s%n", "events seen of " + n, count(atMirror), count(atWalkit));
-            System.out.println("(make-mirror's cut-over: until its target holds the last write; walmigrate's: from the cut-over file to its exit, "
-                    + "drained and verified: " + Files.readString(work.resolve("walmigrate.json")).replaceAll(".*\"equal\":(true|false).*", "equal=$1").strip() + ")");
+    /**
+     * One tool, alone on the machine: started, its copy timed until {@code target} holds the keys; then the load under
+     * {@code loadPrefix} while it follows; then its cut-over: the file created when it has one (and its exit awaited),
+     * else until the target holds the last write; then it is stopped.
+     */
+    private static Run run(String name, ProcessBuilder pb, Path cutFile, Client s, String target, String loadPrefix, int keys, int rate, int seconds,
+                           Path work) throws Exception {
+        Path out = work.resolve(name + ".out");
+        Path err = work.resolve(name + ".err");
+        try (Client t = client(target)) {
+            long t0 = System.nanoTime();
+            Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            waitFor(t, keys, p, err);
+            double copy = (System.nanoTime() - t0) / 1e9;
+            System.err.printf("MirrorBench: %s copied in %.2f s%n", name, copy);
+            int n = rate * seconds;
+            long[] sent = new long[n];
+            long[] at = new long[n];
+            Watch.Watcher watcher = watch(t, loadPrefix, at);
+            Thread.sleep(2000); // the copy's end behind it: the lag under a steady load, not the switch to following
+            double cpu0 = cpu(p);
+            long stopped = load(s, loadPrefix, rate, sent);
+            double cpu = cpu(p) - cpu0;
+            double cut;
+            String note = "";
+            if (cutFile != null) {
+                Files.createFile(cutFile);
+                long c0 = System.nanoTime();
+                if (!p.waitFor(300, TimeUnit.SECONDS)) throw new IllegalStateException(name + " did not end at the cut-over");
+                cut = (System.nanoTime() - c0) / 1e9;
+                note = Files.readString(out).replaceAll("(?s).*\"equal\":(true|false).*", "equal=$1").strip();
+            } else {
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                while (at[n - 1] == 0 && System.nanoTime() < until) Thread.sleep(1);
+                cut = (at[n - 1] - stopped) / 1e9;
+            }
+            watcher.close();
+            p.destroy();
+            p.waitFor();
+            return new Run(name, copy, lags(sent, at), cpu * 1000 / n, cut, count(at), note);
         }
     }
 
