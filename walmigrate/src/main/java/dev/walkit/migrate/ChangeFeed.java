@@ -13,14 +13,20 @@ public interface ChangeFeed extends AutoCloseable {
     String describe();
 
     /**
-     * Places the feed at {@code revision} ({@code LATEST}: the source's newest) and returns the revision it is at: the
-     * copy is the state there, and {@link #poll} gives what came after. Called once. An error (IOException) names what
-     * to do when the source no longer holds that revision's state (compacted past it).
+     * Places the feed at {@code revision} ({@code LATEST}: the source's newest, but not after {@code notAfter}) and
+     * returns the revision it is at: the copy is the state there, and {@link #poll} gives what came after. Called once.
+     * An error (IOException) names what to do when the source no longer holds that revision's state (compacted past it).
      */
-    long position(long revision) throws IOException;
+    long position(long revision, long notAfter) throws IOException;
 
     /** {@link #position}'s argument for "the newest revision". */
     long LATEST = -1;
+
+    /** Why a feed cannot be placed at {@code revision} (a marker's) when {@code source} is only at {@code newest}. */
+    static IOException ahead(String source, long revision, long newest) {
+        return new IOException("the target's migration marker says revision " + revision + ", but " + source + " is at " + newest
+                + ": another source? (a target is followed from one source)");
+    }
 
     /** The live keys at {@code revision} (the position's, or a later one up to what was polled), in key order. */
     KeySource state(long revision) throws IOException;

@@ -58,56 +58,40 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
 
     /** As above, passing over the target's keys {@code notData} says are no source's (a follow's marker). */
     static Comparison run(KeySource source, MigrateOptions o, java.util.function.Predicate<byte[]> notData) throws Exception {
-        Counts c = new Counts();
         byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
         try (Client client = EtcdClients.build(o)) {
             EtcdClients.checkReachable(client, o);
             Iterator<KeyValue> target = new Filtered(new TargetScan(client, prefix), notData);
             LeaseTtls ttls = new LeaseTtls(client);
-            SourceKey s = nextSource(source, prefix);
-            KeyValue t = target.hasNext() ? target.next() : null;
-            while (s != null || t != null) {
-                int cmp = s == null ? 1 : t == null ? -1 : Arrays.compareUnsigned(s.key(), t.getKey().getBytes());
-                if (cmp < 0) {
-                    c.sourceKeys++;
-                    c.missingCount++;
-                    add(c.missing, s.key());
-                    s = nextSource(source, prefix);
-                } else if (cmp > 0) {
-                    c.targetKeys++;
-                    c.extraCount++;
-                    add(c.extra, t.getKey().getBytes());
-                    t = target.hasNext() ? target.next() : null;
-                } else {
-                    c.sourceKeys++;
-                    c.targetKeys++;
-                    String why = !t.getValue().equals(Migrator.wrap(s.value())) ? "value" // compared in place: no copy, no digest
-                            : leaseDifference(s.lease() <= 0 ? 0 : source.ttlOf(s.lease(), ANY_TTL), t.getLease(), ttls);
-                    if (why == null) {
-                        c.same++;
-                    } else {
-                        c.differentCount++;
-                        if (c.different.size() < MigrationReport.MAX_LISTED) c.differentWhy.add(why);
-                        add(c.different, s.key());
-                    }
-                    s = nextSource(source, prefix);
-                    t = target.hasNext() ? target.next() : null;
-                }
-            }
+            return merge(KeySource.under(source, prefix), target, t -> t.getKey().getBytes(),
+                    (s, t) -> !t.getValue().equals(Migrator.wrap(s.value())) ? "value" // compared in place: no copy, no digest
+                            : leaseDifference(s.lease() <= 0 ? 0 : source.ttlOf(s.lease(), ANY_TTL), t.getLease(), ttls));
         }
-        return c.done();
     }
 
     /**
      * Two key-ordered sources compared with no etcd between them (a follow's WAL output against its source): keys,
      * values, and leases (the output keeps the source's lease IDs).
      */
-    static Comparison between(KeySource source, KeySource target) {
+    static Comparison between(KeySource source, KeySource target) throws Exception {
+        return merge(source, target, SourceKey::key, (s, t) -> !Arrays.equals(s.value(), t.value()) ? "value"
+                : s.lease() != t.lease() ? "lease: " + s.lease() + " in the source, " + t.lease() + " in the output" : null);
+    }
+
+    /** What differs of a key both sides hold ("value", what of the lease), or null. */
+    @FunctionalInterface
+    private interface Difference<T> {
+        String of(SourceKey source, T target) throws Exception;
+    }
+
+    /** The source and the target, both in ascending key order, merged: each key missing, extra, the same or different. */
+    private static <T> Comparison merge(Iterator<SourceKey> source, Iterator<T> target, java.util.function.Function<T, byte[]> keyOf, Difference<T> differs)
+            throws Exception {
         Counts c = new Counts();
         SourceKey s = source.hasNext() ? source.next() : null;
-        SourceKey t = target.hasNext() ? target.next() : null;
+        T t = target.hasNext() ? target.next() : null;
         while (s != null || t != null) {
-            int cmp = s == null ? 1 : t == null ? -1 : Arrays.compareUnsigned(s.key(), t.key());
+            int cmp = s == null ? 1 : t == null ? -1 : Arrays.compareUnsigned(s.key(), keyOf.apply(t));
             if (cmp < 0) {
                 c.sourceKeys++;
                 c.missingCount++;
@@ -116,13 +100,12 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
             } else if (cmp > 0) {
                 c.targetKeys++;
                 c.extraCount++;
-                add(c.extra, t.key());
+                add(c.extra, keyOf.apply(t));
                 t = target.hasNext() ? target.next() : null;
             } else {
                 c.sourceKeys++;
                 c.targetKeys++;
-                String why = !Arrays.equals(s.value(), t.value()) ? "value"
-                        : s.lease() != t.lease() ? "lease: " + s.lease() + " in the source, " + t.lease() + " in the output" : null;
+                String why = differs.of(s, t);
                 if (why == null) {
                     c.same++;
                 } else {
@@ -175,15 +158,6 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
     private static void add(List<byte[]> l, byte[] key) {
         if (l.size() < MigrationReport.MAX_LISTED) l.add(key);
     }
-
-    private static SourceKey nextSource(KeySource s, byte[] prefix) {
-        while (s.hasNext()) {
-            SourceKey k = s.next();
-            if (Migrator.startsWith(k.key(), prefix)) return k;
-        }
-        return null;
-    }
-
 
     /** The keys of {@code in} that are data (not those {@code skip} names). */
     private static final class Filtered implements Iterator<KeyValue> {

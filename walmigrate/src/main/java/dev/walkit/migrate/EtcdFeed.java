@@ -65,12 +65,11 @@ final class EtcdFeed implements ChangeFeed {
     }
 
     @Override
-    public long position(long revision) throws IOException {
+    public long position(long revision, long notAfter) throws IOException {
         long newest = headNow();
-        if (revision == LATEST) revision = newest;
+        if (revision == LATEST) revision = Math.min(newest, notAfter);
         if (revision > newest) {
-            throw new IOException("the target's migration marker says revision " + revision + ", but the source etcd is at " + newest
-                    + ": another source? (a target is followed from one source)");
+            throw ChangeFeed.ahead("the source etcd", revision, newest);
         }
         position = revision;
         WatchOption.Builder w = WatchOption.builder().withRevision(revision + 1).withPrevKV(true).withProgressNotify(true);

@@ -108,7 +108,7 @@ final class Follow {
             long revision;
             boolean copy;
             if (marker == null) {
-                revision = feed.position(ChangeFeed.LATEST);
+                revision = feed.position(ChangeFeed.LATEST, notAfter());
                 TxnResponse r = kv.txn().If(new Cmp(ByteSequence.from(markerKey), Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                         .Then(Op.put(ByteSequence.from(markerKey), ByteSequence.from(new FollowMarker(feed.describe(), FollowMarker.Phase.COPY, revision).encode()), PutOption.DEFAULT))
                         .commit().get(60, TimeUnit.SECONDS);
@@ -117,7 +117,7 @@ final class Follow {
                 copy = true;
             } else {
                 markerRevision = m.getKvs().get(0).getModRevision();
-                revision = feed.position(marker.revision());
+                revision = feed.position(marker.revision(), Long.MAX_VALUE);
                 copy = marker.phase() == FollowMarker.Phase.COPY;
                 resumed = copy ? "the copy at revision " + revision : "after revision " + revision;
                 learnLeases(client);
@@ -157,9 +157,9 @@ final class Follow {
     Result runToWal(ChangeFeed feed, Path dir, java.time.Instant now) throws Exception {
         long start = System.nanoTime();
         byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
-        long revision = feed.position(ChangeFeed.LATEST);
+        long revision = feed.position(ChangeFeed.LATEST, notAfter());
         OfflineWal.Staged staged;
-        try (KeySource state = new InPrefix(feed.state(revision), prefix)) {
+        try (KeySource state = KeySource.under(feed.state(revision), prefix)) {
             staged = OfflineWal.stage(state, dir, o.leaseTtl(), true);
         }
         try (staged) {
@@ -170,13 +170,18 @@ final class Follow {
             Cut c = follow(feed, revision, t -> staged.append(t, prefix, feed::ttlOf));
             staged.sync();
             Comparison verify;
-            try (KeySource want = new InPrefix(feed.state(c.revision()), prefix); WalSource got = WalSource.open(staged.temp())) {
+            try (KeySource want = KeySource.under(feed.state(c.revision()), prefix); WalSource got = WalSource.open(staged.temp())) {
                 verify = Comparison.between(want, got);
             }
             if (verify.equal()) staged.publish(now);
             return new Result(copied, report(null, revision, c, verify), verify.equal() ? null
                     : "the WAL written does not hold what the source holds at revision " + c.revision() + ": nothing was published");
         }
+    }
+
+    /** The copy's revision at most: --until-revision when the source is already past it (the copy is then the state there). */
+    private long notAfter() {
+        return until.revision() > 0 ? until.revision() : Long.MAX_VALUE;
     }
 
     /** How a follow ended: why the cut-over began, when, and the revision the target holds. */
@@ -240,60 +245,6 @@ final class Follow {
         List<Change> todo = new ArrayList<>();
         for (Change c : t.changes()) if (Migrator.startsWith(c.key(), prefix)) todo.add(c);
         return todo;
-    }
-
-    /** A source's keys under a prefix. */
-    private static final class InPrefix implements KeySource {
-        private final KeySource in;
-        private final byte[] prefix;
-        private SourceKey next;
-
-        InPrefix(KeySource in, byte[] prefix) {
-            this.in = in;
-            this.prefix = prefix;
-        }
-
-        @Override
-        public boolean hasNext() {
-            while (next == null && in.hasNext()) {
-                SourceKey k = in.next();
-                if (Migrator.startsWith(k.key(), prefix)) next = k;
-            }
-            return next != null;
-        }
-
-        @Override
-        public SourceKey next() {
-            if (!hasNext()) throw new java.util.NoSuchElementException();
-            SourceKey k = next;
-            next = null;
-            return k;
-        }
-
-        @Override
-        public String describe() {
-            return in.describe();
-        }
-
-        @Override
-        public long revision() {
-            return in.revision();
-        }
-
-        @Override
-        public boolean leaseIsTtl() {
-            return in.leaseIsTtl();
-        }
-
-        @Override
-        public long ttlOf(long lease, long fallback) {
-            return in.ttlOf(lease, fallback);
-        }
-
-        @Override
-        public void close() throws java.io.IOException {
-            in.close();
-        }
     }
 
     /** The mapping of source leases to target leases an earlier run of this follow kept in the marker. */

@@ -23,4 +23,54 @@ public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
 
     @Override
     void close() throws java.io.IOException;
+
+    /** {@code in}'s keys under {@code prefix} only (closing it closes {@code in}). */
+    static KeySource under(KeySource in, byte[] prefix) {
+        if (prefix.length == 0) return in;
+        return new KeySource() {
+            private SourceKey next;
+
+            @Override
+            public boolean hasNext() {
+                while (next == null && in.hasNext()) {
+                    SourceKey k = in.next();
+                    if (Migrator.startsWith(k.key(), prefix)) next = k;
+                }
+                return next != null;
+            }
+
+            @Override
+            public SourceKey next() {
+                if (!hasNext()) throw new java.util.NoSuchElementException();
+                SourceKey k = next;
+                next = null;
+                return k;
+            }
+
+            @Override
+            public String describe() {
+                return in.describe();
+            }
+
+            @Override
+            public long revision() {
+                return in.revision();
+            }
+
+            @Override
+            public boolean leaseIsTtl() {
+                return in.leaseIsTtl();
+            }
+
+            @Override
+            public long ttlOf(long lease, long fallback) {
+                return in.ttlOf(lease, fallback);
+            }
+
+            @Override
+            public void close() throws java.io.IOException {
+                in.close();
+            }
+        };
+    }
 }

@@ -68,12 +68,11 @@ final class KineFeed implements ChangeFeed {
     }
 
     @Override
-    public long position(long revision) throws IOException {
+    public long position(long revision, long notAfter) throws IOException {
         long newest = headNow();
-        if (revision == LATEST) revision = newest;
+        if (revision == LATEST) revision = Math.min(newest, notAfter);
         if (revision > newest) {
-            throw new IOException(stateDb + ": the target's migration marker says revision " + revision + ", but kine is at " + newest
-                    + ": another source? (a target is followed from one source)");
+            throw ChangeFeed.ahead(stateDb.toString(), revision, newest);
         }
         requireUncompacted(revision);
         last = revision;

@@ -126,18 +126,17 @@ final class WalFeed implements ChangeFeed {
     }
 
     @Override
-    public long position(long revision) throws IOException {
-        position = revision == LATEST ? Long.MAX_VALUE : revision;
+    public long position(long revision, long notAfter) throws IOException {
+        position = revision == LATEST ? notAfter : revision;
         long before;
         do { // everything there now, to its last whole record
             before = follower.bytes();
             readOn();
         } while (follower.bytes() > before);
         if (revision == LATEST) {
-            position = Math.max(0, heldRevision);
+            position = Math.max(0, Math.min(head, notAfter)); // what was read held up to there, the rest given by poll
         } else if (head < revision) {
-            throw new IOException(path + ": the target's migration marker says revision " + revision + ", but the WAL is at " + head
-                    + ": another source? (a target is followed from one source)");
+            throw ChangeFeed.ahead(path.toString(), revision, head);
         }
         heldRevision = position;
         return position;

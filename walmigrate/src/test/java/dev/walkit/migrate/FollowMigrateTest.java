@@ -236,6 +236,8 @@ class FollowMigrateTest {
                     "--prefix", "/registry/", "--follow", "--until-revision", Long.toString(until));
             for (int n = 0; n < 100; n++) kv.put(bs("/registry/configmaps/ns/cm-" + (n % 60)), bs("v" + n)).get();
             WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            // Whether the copy came before --until-revision or after it (the source already past it: the copy is then of
+            // the state there), the target ends at that revision.
             assertEquals(0, r.exit(), r.out() + r.err());
             assertTrue(r.out().contains("cut over at revision " + until + " (--until-revision " + until + " reached)"), r.out());
             Map<String, String> atUntil = new TreeMap<>();
@@ -331,6 +333,26 @@ class FollowMigrateTest {
             assertTrue(r.err().contains("the source etcd compacted its history to revision 15, past revision 3 that this follow had to read on from"), r.err());
             assertTrue(r.err().contains("migrate again into an empty target"), r.err());
             assertEquals(1, r.err().lines().count(), "one line: " + r.err());
+        }
+    }
+
+    @Test
+    void untilRevisionTheSourceIsAlreadyPastCopiesTheStateAtIt() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             Client s = client(src.endpoints()); Client t = client(dst.endpoints())) {
+            KV kv = s.getKVClient();
+            long at = 0;
+            for (int n = 0; n < 100; n++) at = kv.put(bs("/registry/configmaps/ns/cm-" + (n % 30)), bs("v" + n)).get().getHeader().getRevision();
+            long until = at - 40;
+            WalMigrateTest.Run r = WalMigrateTest.run("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(), "--prefix", "/registry/",
+                    "--follow", "--until-revision", Long.toString(until));
+            assertEquals(0, r.exit(), r.out() + r.err());
+            Map<String, String> atUntil = new TreeMap<>();
+            for (KeyValue x : kv.get(bs("/registry/"), GetOption.builder().isPrefix(true).withRevision(until).build()).get().getKvs()) {
+                atUntil.put(x.getKey().toString(StandardCharsets.UTF_8), x.getValue().toString(StandardCharsets.UTF_8) + " ttl=0");
+            }
+            assertEquals(atUntil, served(t, "/registry/", false), "the copy is of the state at --until-revision, not the newest");
+            assertTrue(r.out().contains("cut over at revision " + until + " "), r.out());
         }
     }
 }
