@@ -70,12 +70,15 @@ public record Comparison(long sourceKeys, long targetKeys, long same, List<byte[
     }
 
     /**
-     * Two key-ordered sources compared with no etcd between them (a follow's WAL output against its source): keys,
-     * values, and leases (the output keeps the source's lease IDs).
+     * Two key-ordered sources compared with no etcd between them (a follow's offline output against its source): keys,
+     * values, and leases ({@code stored}: a source lease as the output stores it, its ID or its TTL).
      */
-    static Comparison between(KeySource source, KeySource target) throws Exception {
-        return merge(source, target, SourceKey::key, (s, t) -> !Arrays.equals(s.value(), t.value()) ? "value"
-                : s.lease() != t.lease() ? "lease: " + s.lease() + " in the source, " + t.lease() + " in the output" : null);
+    static Comparison between(KeySource source, KeySource target, java.util.function.LongUnaryOperator stored) throws Exception {
+        return merge(source, target, SourceKey::key, (s, t) -> {
+            long want = s.lease() <= 0 ? 0 : stored.applyAsLong(s.lease());
+            return !Arrays.equals(s.value(), t.value()) ? "value"
+                    : want != Math.max(0, t.lease()) ? "lease: " + want + " in the source, " + t.lease() + " in the output" : null;
+        });
     }
 
     /** What differs of a key both sides hold ("value", what of the lease), or null. */

@@ -149,34 +149,39 @@ final class Follow {
     }
 
     /**
-     * {@code --out-wal DIR --follow}: the copy as the WAL's snapshot, then each source transaction appended as one of
-     * the store's, into a temp file in DIR; at the cut-over, the WAL is checked against the source at the cut-over
-     * revision and, when equal, published (with leases.json) by one durable rename. Nothing is in DIR before that: a
-     * run killed starts again from the copy.
+     * {@code --out-wal DIR --follow} or {@code --out-kine DIR --follow}: the copy staged in a temp file in DIR, then each
+     * source transaction appended as one of the store's (or as kine's rows); at the cut-over, the output is read back and
+     * checked against the source at the cut-over revision and, when equal, published by one durable rename. Nothing is
+     * in DIR before that: a run killed starts again from the copy.
      */
-    Result runToWal(ChangeFeed feed, Path dir, java.time.Instant now) throws Exception {
+    Result runOffline(ChangeFeed feed, Stager stager, java.time.Instant now) throws Exception {
         long start = System.nanoTime();
         byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
         long revision = feed.position(ChangeFeed.LATEST, notAfter());
-        OfflineWal.Staged staged;
+        StagedOutput staged;
         try (KeySource state = KeySource.under(feed.state(revision), prefix)) {
-            staged = OfflineWal.stage(state, dir, o.leaseTtl(), true);
+            staged = stager.stage(state);
         }
         try (staged) {
-            tally.sourceKeys = staged.keys.size();
-            tally.written = staged.keys.size();
+            tally.sourceKeys = staged.keys();
+            tally.written = staged.keys();
             tally.nanos = System.nanoTime() - start;
             MigrationReport copied = tally.done();
             Cut c = follow(feed, revision, t -> staged.append(t, prefix, feed::ttlOf));
-            staged.sync();
             Comparison verify;
-            try (KeySource want = KeySource.under(feed.state(c.revision()), prefix); WalSource got = WalSource.open(staged.temp())) {
-                verify = Comparison.between(want, got);
+            try (KeySource want = KeySource.under(feed.state(c.revision()), prefix); KeySource got = staged.readBack()) {
+                verify = Comparison.between(want, got, lease -> staged.storedLease(lease, feed::ttlOf));
             }
             if (verify.equal()) staged.publish(now);
             return new Result(copied, report(null, revision, c, verify), verify.equal() ? null
-                    : "the WAL written does not hold what the source holds at revision " + c.revision() + ": nothing was published");
+                    : "the output written does not hold what the source holds at revision " + c.revision() + ": nothing was published");
         }
+    }
+
+    /** Stages an offline output of the copy. */
+    @FunctionalInterface
+    interface Stager {
+        StagedOutput stage(KeySource copy) throws java.io.IOException;
     }
 
     /** The copy's revision at most: --until-revision when the source is already past it (the copy is then the state there). */

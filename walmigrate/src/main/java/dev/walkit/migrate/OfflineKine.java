@@ -67,6 +67,13 @@ public final class OfflineKine {
      * there, so that kine's revision (its greatest id) is the source's.
      */
     public static OfflineWal.Written write(KeySource source, Path dir, long leaseTtl, Instant now) throws IOException {
+        try (Staged s = stage(source, dir, leaseTtl)) {
+            return s.publish(now);
+        }
+    }
+
+    /** {@link #write}'s database, staged in a temp file of {@code dir} (locked), not yet published: a follow appends to it. */
+    static Staged stage(KeySource source, Path dir, long leaseTtl) throws IOException {
         OutputDir out;
         try {
             out = OutputDir.open(dir);
@@ -74,61 +81,197 @@ public final class OfflineKine {
             throw new IOException("another run (pid " + b.holder() + ") is writing into " + dir.toAbsolutePath().normalize()
                     + ": wait for it to finish, or choose another --out-kine");
         }
-        try (out) {
+        Connection c = null;
+        Path temp = null;
+        try {
             // An earlier run's switch finished just now left its own output: the same command run again replaces it
             // (kept as NAME.broken.*); anything else in DIR is never written over.
             String refusal = out.finishedEarlierSwitch() ? null : refusal(out.dir());
             if (refusal != null) throw new IOException(refusal);
-            Path temp = out.temp(FILE);
+            temp = out.temp(FILE);
             long n = 0;
             long revision = source.revision();
             List<String> notes = new ArrayList<>();
-            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + temp)) {
-                try (Statement s = c.createStatement()) {
-                    s.execute("PRAGMA journal_mode = DELETE");
-                    s.execute("PRAGMA synchronous = FULL");
-                    for (String ddl : SCHEMA) s.execute(ddl);
+            c = DriverManager.getConnection("jdbc:sqlite:" + temp);
+            try (Statement s = c.createStatement()) {
+                s.execute("PRAGMA journal_mode = DELETE");
+                s.execute("PRAGMA synchronous = FULL");
+                for (String ddl : SCHEMA) s.execute(ddl);
+            }
+            c.setAutoCommit(false);
+            List<SourceKey> shared = new ArrayList<>();
+            try (PreparedStatement ins = c.prepareStatement(INSERT)) {
+                List<SourceKey> batch = new ArrayList<>(BATCH);
+                while (source.hasNext()) {
+                    SourceKey k = source.next();
+                    bind(ins, k, k.modRevision(), source.ttlOf(k.lease(), leaseTtl));
+                    ins.addBatch();
+                    batch.add(k);
+                    n++;
+                    if (batch.size() == BATCH) flush(ins, batch, shared);
                 }
-                c.setAutoCommit(false);
-                List<SourceKey> shared = new ArrayList<>();
-                try (PreparedStatement ins = c.prepareStatement(INSERT)) {
-                    List<SourceKey> batch = new ArrayList<>(BATCH);
-                    while (source.hasNext()) {
-                        SourceKey k = source.next();
-                        bind(ins, k, k.modRevision(), source.ttlOf(k.lease(), leaseTtl));
-                        ins.addBatch();
-                        batch.add(k);
-                        n++;
-                        if (batch.size() == BATCH) flush(ins, batch, shared);
-                    }
-                    flush(ins, batch, shared);
-                    // Keys whose mod revision another key's row holds: after the source's last revision, in key order.
-                    long next = Math.max(revision, maxId(c)) + 1;
-                    long firstMoved = next;
-                    for (SourceKey k : shared) {
-                        bind(ins, k, next++, source.ttlOf(k.lease(), leaseTtl));
-                        if (ins.executeUpdate() != 1) throw new SQLException("row " + (next - 1) + " not written");
-                    }
-                    if (!shared.isEmpty()) {
-                        notes.add(String.format("%,d key(s) shared a revision with another key (kine has one row a revision): written at revisions %d..%d",
-                                shared.size(), firstMoved, next - 1));
-                    }
+                flush(ins, batch, shared);
+                // Keys whose mod revision another key's row holds: after the source's last revision, in key order.
+                long next = Math.max(revision, maxId(c)) + 1;
+                long firstMoved = next;
+                for (SourceKey k : shared) {
+                    bind(ins, k, next++, source.ttlOf(k.lease(), leaseTtl));
+                    if (ins.executeUpdate() != 1) throw new SQLException("row " + (next - 1) + " not written");
                 }
-                long last = Math.max(revision, maxId(c));
-                try (PreparedStatement own = c.prepareStatement(INSERT)) {
-                    // kine's own rows: compact_rev_key (its prev_revision the compact revision), and the source's revision.
-                    own(own, freeId(c), "compact_rev_key", 1, 0, last);
-                    if (maxId(c) < last) own(own, last, "gap-" + last, 0, 1, 0);
+                if (!shared.isEmpty()) {
+                    notes.add(String.format("%,d key(s) shared a revision with another key (kine has one row a revision): written at revisions %d..%d",
+                            shared.size(), firstMoved, next - 1));
                 }
+            }
+            long last = Math.max(revision, maxId(c));
+            try (PreparedStatement own = c.prepareStatement(INSERT)) {
+                // kine's own rows: compact_rev_key (its prev_revision the compact revision), and the source's revision.
+                own(own, freeId(c), "compact_rev_key", 1, 0, last);
+                if (maxId(c) < last) own(own, last, "gap-" + last, 0, 1, 0);
+            }
+            return new Staged(out, temp, c, n, notes, leaseTtl);
+        } catch (SQLException e) {
+            closeQuietly(c);
+            out.close();
+            throw new IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(c);
+            out.close();
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        if (c == null) return;
+        try {
+            c.close();
+        } catch (SQLException e) {
+            // the temp file is discarded with the directory's lock
+        }
+    }
+
+    /**
+     * kine's database staged in its directory's temp file, one SQLite transaction open: the copy's rows and kine's
+     * own, then (following) one row per change at the next ids, as kine writes them: a create ({@code created = 1}),
+     * an update (its create_revision, its prev_revision the key's row before, the value before in {@code old_value}),
+     * a delete ({@code deleted = 1}, keeping the last value and lease). kine's revisions then run on from the copy's
+     * (one row a revision), not the source's.
+     */
+    static final class Staged implements StagedOutput {
+        private static final String LAST = "SELECT id, created, create_revision, deleted, lease, value FROM kine WHERE name = CAST(? AS TEXT) "
+                + "ORDER BY id DESC LIMIT 1";
+        private static final String ROW = "INSERT INTO kine(id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)"
+                + " VALUES (?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?)";
+        private final OutputDir out;
+        private final Path temp;
+        private final Connection c;
+        private final List<String> notes;
+        private final long leaseTtl;
+        private long keys;
+
+        private Staged(OutputDir out, Path temp, Connection c, long keys, List<String> notes, long leaseTtl) {
+            this.out = out;
+            this.temp = temp;
+            this.c = c;
+            this.keys = keys;
+            this.notes = notes;
+            this.leaseTtl = leaseTtl;
+        }
+
+        @Override
+        public long keys() {
+            return keys;
+        }
+
+        @Override
+        public void append(SourceTxn t, byte[] prefix, Migrator.Leases.TtlOf ttlOf) throws IOException {
+            try (PreparedStatement last = c.prepareStatement(LAST); PreparedStatement row = c.prepareStatement(ROW)) {
+                for (Change ch : t.changes()) {
+                    if (!Migrator.startsWith(ch.key(), prefix)) continue;
+                    last.setBytes(1, ch.key());
+                    long prevId = 0;
+                    long create = 0;
+                    boolean live = false;
+                    long lease = 0;
+                    byte[] value = null;
+                    try (java.sql.ResultSet r = last.executeQuery()) {
+                        if (r.next()) {
+                            prevId = r.getLong(1);
+                            create = r.getLong(2) != 0 ? prevId : r.getLong(3);
+                            live = r.getLong(4) == 0;
+                            lease = r.getLong(5);
+                            value = r.getBytes(6);
+                        }
+                    }
+                    if (ch.delete() && !live) continue;
+                    long id = maxId(c) + 1;
+                    row.setLong(1, id);
+                    row.setBytes(2, ch.key());
+                    if (ch.delete()) {
+                        row.setInt(3, 0);
+                        row.setInt(4, 1);
+                        row.setLong(5, create);
+                        row.setLong(6, prevId);
+                        row.setLong(7, lease);
+                        row.setBytes(8, value);
+                        row.setBytes(9, value);
+                        keys--;
+                    } else {
+                        row.setInt(3, live ? 0 : 1);
+                        row.setInt(4, 0);
+                        row.setLong(5, live ? create : 0);
+                        row.setLong(6, prevId);
+                        row.setLong(7, ch.lease() <= 0 ? 0 : ttlOf.ttlOf(ch.lease(), leaseTtl));
+                        row.setBytes(8, ch.value());
+                        row.setBytes(9, live ? value : null);
+                        if (!live) keys++;
+                    }
+                    if (row.executeUpdate() != 1) throw new SQLException("row " + id + " not written");
+                }
+            } catch (SQLException e) {
+                throw new IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public KeySource readBack() throws IOException {
+            commit();
+            return KineSource.open(temp);
+        }
+
+        @Override
+        public long storedLease(long sourceLease, Migrator.Leases.TtlOf ttlOf) {
+            return ttlOf.ttlOf(sourceLease, leaseTtl);
+        }
+
+        private void commit() throws IOException {
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                throw new IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
+            }
+        }
+
+        @Override
+        public OfflineWal.Written publish(Instant now) throws IOException {
+            long revision;
+            try {
                 c.commit();
                 revision = maxId(c);
+                c.close();
             } catch (SQLException e) {
                 throw new IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
             }
             Files.deleteIfExists(temp.resolveSibling(temp.getFileName() + "-journal"));
             Durable.fsync(temp);
             out.publish(Map.of(FILE, temp), now);
-            return new OfflineWal.Written(n, out.cleanedUp(), revision, notes);
+            return new OfflineWal.Written(keys, out.cleanedUp(), revision, notes);
+        }
+
+        @Override
+        public void close() throws IOException {
+            closeQuietly(c);
+            out.close();
         }
     }
 

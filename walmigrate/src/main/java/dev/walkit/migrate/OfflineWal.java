@@ -107,7 +107,7 @@ public final class OfflineWal {
     }
 
     /** A WAL written into its directory's temp file, published (renamed in, with leases.json) by {@link #publish}. */
-    static final class Staged implements AutoCloseable {
+    static final class Staged implements StagedOutput {
         private final OutputDir out;
         private final Path temp;
         private final long leaseTtl;
@@ -134,7 +134,8 @@ public final class OfflineWal {
          * the key's create revision and next version, as the store writes them; a delete of a key the output does not
          * hold writes nothing. The lease is the source's ({@code ttlOf} gives its TTL for leases.json).
          */
-        void append(SourceTxn t, byte[] prefix, Migrator.Leases.TtlOf ttlOf) throws IOException {
+        @Override
+        public void append(SourceTxn t, byte[] prefix, Migrator.Leases.TtlOf ttlOf) throws IOException {
             if (!following) throw new IllegalStateException("staged without following");
             List<KeyValue> records = new java.util.ArrayList<>();
             for (Change c : t.changes()) {
@@ -163,14 +164,20 @@ public final class OfflineWal {
             revision = t.revision();
         }
 
-        /** The revision the staged WAL is at. */
-        long revision() {
-            return revision;
+        @Override
+        public long keys() {
+            return following ? keys.size() : snapshotKeys;
         }
 
-        /** The staged WAL so far (not yet published). */
-        Path temp() {
-            return temp;
+        @Override
+        public KeySource readBack() throws IOException {
+            sync();
+            return WalSource.open(temp);
+        }
+
+        @Override
+        public long storedLease(long sourceLease, Migrator.Leases.TtlOf ttlOf) {
+            return sourceLease;
         }
 
         /** Makes the staged WAL durable (its appends included) without publishing it. */
@@ -183,7 +190,8 @@ public final class OfflineWal {
         }
 
         /** fsyncs the WAL, writes leases.json, and renames the pair in (leases.json first, wal last), DIR fsynced. */
-        Written publish(Instant now) throws IOException {
+        @Override
+        public Written publish(Instant now) throws IOException {
             sync();
             if (following) { // the live keys per lease, as they stand now
                 for (long[] l : leases.values()) l[1] = 0;

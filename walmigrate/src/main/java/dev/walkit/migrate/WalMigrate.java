@@ -408,7 +408,9 @@ public final class WalMigrate implements Callable<Integer> {
             return ExitCode.USAGE.code();
         }
         if (!f.follow) return null;
-        if (offline.outWal != null) return followToWal(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, open, o, f, offline.outWal);
+        if (offline.outWal != null || offline.outKine != null) {
+            return followOffline(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, open, o, f, offline);
+        }
         return follow(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, open, o, f);
     }
 
@@ -434,8 +436,10 @@ public final class WalMigrate implements Callable<Integer> {
             if (!follow) {
                 return untilRevision != 0 || cutover != null ? "--until-revision and --cutover go with --follow" : null;
             }
-            if (offline.outKine != null) return "--follow writes to an etcd (--endpoints) or a WAL (--out-wal); --out-kine copies once";
-            if (offline.outWal != null && o.endpoints() != null && !o.endpoints().isEmpty()) return "--out-wal or --endpoints: one output at a time";
+            if (offline.outWal != null && offline.outKine != null) return "--out-wal and --out-kine: one output at a time";
+            if ((offline.outWal != null || offline.outKine != null) && o.endpoints() != null && !o.endpoints().isEmpty()) {
+                return "--out-wal, --out-kine or --endpoints: one output at a time";
+            }
             if (o.dryRun()) return "--follow and --dry-run: a follow writes; --dry-run alone plans the copy";
             if (untilRevision < 0) return "--until-revision must be a revision (1 or more)";
             if (marker == null || marker.isEmpty()) return "--marker must name a key";
@@ -474,19 +478,22 @@ public final class WalMigrate implements Callable<Integer> {
         }
     }
 
-    /** {@code --out-wal DIR --follow}: the WAL written as the source changes, published at the cut-over; the exit code. */
-    static int followToWal(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f, Path dir) {
+    /** {@code --out-wal DIR} or {@code --out-kine DIR} with {@code --follow}: written as the source changes, published at the cut-over. */
+    static int followOffline(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f, OfflineMixin offline) {
         if (writeOut.check("walmigrate", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
-        String refusal = OfflineWal.refusal(dir);
+        boolean wal = offline.outWal != null;
+        Path dir = wal ? offline.outWal : offline.outKine;
+        String refusal = wal ? OfflineWal.refusal(dir) : OfflineKine.refusal(dir);
         if (refusal != null && !dev.walkit.format.output.OutputDir.unfinishedSwitch(dir)) {
             err.println("walmigrate: " + refusal);
             return ExitCode.USAGE.code();
         }
         try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate"); ChangeFeed feed = open.open()) {
+            Follow.Stager stager = wal ? copy -> OfflineWal.stage(copy, dir, o.leaseTtl(), true) : copy -> OfflineKine.stage(copy, dir, o.leaseTtl());
             Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), Cli.stderrIsTerminal() ? err : null, stop::stopped)
-                    .runToWal(feed, dir, java.time.Instant.now());
+                    .runOffline(feed, stager, java.time.Instant.now());
             ExitCode code = r.stopped() != null ? ExitCode.FAILED : ExitCode.OK;
-            Output.follow(out, writeOut.format(), feed.describe(), dir.resolve(Wal.WAL_FILE).toString(), r, code);
+            Output.follow(out, writeOut.format(), feed.describe(), dir.resolve(wal ? Wal.WAL_FILE : OfflineKine.FILE).toString(), r, code);
             out.flush();
             if (r.stopped() != null) err.println("walmigrate: " + r.stopped());
             return stop.done(code.code());

@@ -355,4 +355,43 @@ class FollowMigrateTest {
             assertTrue(r.out().contains("cut over at revision " + until + " "), r.out());
         }
     }
+
+    @Test
+    void aLiveEtcdFollowedIntoKinesDatabaseIsServedByTheRealKineAfterTheCutOver() throws Exception {
+        assumeTrue(KineServer.available(), "the real kine is not at " + KineServer.binary());
+        Path back = dir.resolve("k3s");
+        Map<String, String> want;
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); Client s = client(src.endpoints())) {
+            KV kv = s.getKVClient();
+            long lease = s.getLeaseClient().grant(900).get().getID();
+            for (int i = 0; i < 60; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0-" + i)).get();
+            Path cut = dir.resolve("cutover");
+            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), "--out-kine", back.toString(),
+                    "--prefix", "/registry/", "--follow", "--cutover", cut.toString());
+            settle();
+            for (int n = 0; n < 90; n++) {
+                int i = n % 70;
+                switch (n % 3) {
+                    case 0 -> kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v" + n)).get(); // updates, and creates past 60
+                    case 1 -> kv.delete(bs("/registry/configmaps/ns/cm-" + ((i + 5) % 70))).get();
+                    default -> kv.put(bs("/registry/leases/ns/l-" + n), bs("hb"), PutOption.builder().withLeaseId(lease).build()).get();
+                }
+            }
+            kv.put(bs("/registry/configmaps/ns/cm-6"), bs("made again")).get(); // deleted above, created again
+            assertTrue(!Files.exists(back.resolve("state.db")), "nothing is published before the cut-over");
+            Files.createFile(cut);
+            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertTrue(r.out().contains("target equal to the source"), r.out());
+            want = new TreeMap<>();
+            for (KeyValue x : kv.get(bs("/registry/"), GetOption.builder().isPrefix(true).build()).get().getKvs()) {
+                want.put(x.getKey().toString(StandardCharsets.UTF_8), x.getValue().toString(StandardCharsets.UTF_8) + " ttl=" + (x.getLease() == 0 ? 0 : 900));
+            }
+        }
+        try (KineServer kine = KineServer.start(back.resolve("state.db"), dir.resolve("kine.log")); Client k = client("http://" + kine.endpoint())) {
+            Map<String, String> served = served(k, "/registry/", true);
+            served.remove("/registry/health"); // kine writes its own at start
+            assertEquals(want, served, "the real kine serves what etcd served at the cut-over, leases as their TTLs");
+        }
+    }
 }
