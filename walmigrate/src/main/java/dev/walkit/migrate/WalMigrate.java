@@ -418,7 +418,8 @@ public final class WalMigrate implements Callable<Integer> {
     static final class FollowMixin {
         @Option(names = "--follow", description = "After the copy, apply the source's changes as they are made (each source transaction one target "
                 + "transaction, with the copy's rules), until the cut-over: --until-revision, --cutover FILE or SIGINT/SIGTERM; then verify. "
-                + "Run it again after a crash: it resumes where the target's marker says.")
+                + "Run it again after a crash: into etcd it resumes where the target's marker says; --out-wal and --out-kine, "
+                + "published only at the cut-over, start again.")
         boolean follow;
 
         @Option(names = "--until-revision", paramLabel = "R", description = "With --follow: cut over once the source's revision R is applied.")
