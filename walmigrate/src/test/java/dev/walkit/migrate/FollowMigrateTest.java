@@ -273,49 +273,65 @@ class FollowMigrateTest {
         assertTrue(Files.exists(wal) && java.util.Arrays.equals(walBefore, Files.readAllBytes(wal)), "state.db-wal neither checkpointed nor deleted");
     }
 
-    @Test
-    void aLiveEtcdFollowedIntoTheStoresWalIsPublishedAtTheCutOver() throws Exception {
-        Path store = dir.resolve("store");
+    /** A key as the source etcd served it at the cut-over: its value and lease ID. */
+    private record Held(String value, long lease) {
+    }
+
+    /**
+     * A live etcd followed into an offline output ({@code --out-wal DIR} or {@code --out-kine DIR}, the file it
+     * publishes {@code published}) while it is written: updates, deletes, creates again, a transaction of two keys, a
+     * leased key (TTL 900); nothing is in DIR before the cut-over. What etcd served at the cut-over.
+     */
+    private Map<String, Held> followIntoOffline(String flag, Path out, String published) throws Exception {
         try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); Client s = client(src.endpoints())) {
             KV kv = s.getKVClient();
             long lease = s.getLeaseClient().grant(900).get().getID();
-            for (int i = 0; i < 100; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0-" + i)).get();
+            for (int i = 0; i < 60; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0-" + i)).get();
             Path cut = dir.resolve("cutover");
-            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), "--out-wal", store.toString(),
+            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), flag, out.toString(),
                     "--prefix", "/registry/", "--follow", "--cutover", cut.toString());
             settle();
-            for (int n = 0; n < 150; n++) {
-                int i = n % 120;
+            for (int n = 0; n < 120; n++) {
+                int i = n % 70;
                 switch (n % 3) {
-                    case 0 -> kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v" + n)).get();
-                    case 1 -> kv.delete(bs("/registry/configmaps/ns/cm-" + (i + 7))).get();
+                    case 0 -> kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v" + n)).get(); // updates, and creates past 60
+                    case 1 -> kv.delete(bs("/registry/configmaps/ns/cm-" + ((i + 5) % 70))).get();
                     default -> kv.txn().Then(Op.put(bs("/registry/leases/ns/l-" + n), bs("hb"), PutOption.builder().withLeaseId(lease).build()),
                             Op.put(bs("/registry/pods/ns/p-" + n), bs("pod"), PutOption.DEFAULT)).commit().get();
                 }
             }
-            assertTrue(!Files.exists(store.resolve("wal")), "nothing is published before the cut-over");
+            kv.put(bs("/registry/configmaps/ns/cm-6"), bs("made again")).get(); // deleted above, created again
+            assertTrue(!Files.exists(out.resolve(published)), "nothing is published before the cut-over");
             Files.createFile(cut);
             WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
             assertEquals(0, r.exit(), r.out() + r.err());
             assertTrue(r.out().contains("target equal to the source"), r.out());
             assertTrue(r.out().contains("; published"), r.out());
-            Map<String, String> want = new TreeMap<>();
+            Map<String, Held> served = new TreeMap<>();
             for (KeyValue x : kv.get(bs("/registry/"), GetOption.builder().isPrefix(true).build()).get().getKvs()) {
-                want.put(x.getKey().toString(StandardCharsets.UTF_8), x.getValue().toString(StandardCharsets.UTF_8) + " lease=" + x.getLease());
+                served.put(x.getKey().toString(StandardCharsets.UTF_8), new Held(x.getValue().toString(StandardCharsets.UTF_8), x.getLease()));
             }
-            Map<String, String> got = new TreeMap<>();
-            try (WalSource w = WalSource.open(store)) {
-                while (w.hasNext()) {
-                    SourceKey k = w.next();
-                    got.put(new String(k.key(), StandardCharsets.UTF_8), new String(k.value(), StandardCharsets.UTF_8) + " lease=" + k.lease());
-                }
-            }
-            assertEquals(want, got, "the store's WAL holds what etcd serves, its lease IDs kept");
-            assertTrue(Files.readString(store.resolve("leases.json")).contains("\"id\":" + lease + ",\"ttl_seconds\":900"), "leases.json");
-            WalMigrateTest.Run again = WalMigrateTest.run("etcd", "--source-endpoints", src.endpoints(), "--out-wal", store.toString(), "--follow",
+            WalMigrateTest.Run again = WalMigrateTest.run("etcd", "--source-endpoints", src.endpoints(), flag, out.toString(), "--follow",
                     "--until-revision", "1");
-            assertEquals(2, again.exit(), "a published wal is never written over: " + again.err());
+            assertEquals(2, again.exit(), "a published output is never written over: " + again.err());
+            return served;
         }
+    }
+
+    @Test
+    void aLiveEtcdFollowedIntoTheStoresWalIsPublishedAtTheCutOver() throws Exception {
+        Path store = dir.resolve("store");
+        Map<String, Held> want = followIntoOffline("--out-wal", store, "wal");
+        Map<String, Held> got = new TreeMap<>();
+        try (WalSource w = WalSource.open(store)) {
+            while (w.hasNext()) {
+                SourceKey k = w.next();
+                got.put(new String(k.key(), StandardCharsets.UTF_8), new Held(new String(k.value(), StandardCharsets.UTF_8), k.lease()));
+            }
+        }
+        assertEquals(want, got, "the store's WAL holds what etcd serves, its lease IDs kept");
+        long lease = want.values().stream().mapToLong(Held::lease).max().orElseThrow();
+        assertTrue(Files.readString(store.resolve("leases.json")).contains("\"id\":" + lease + ",\"ttl_seconds\":900"), "leases.json");
     }
 
     @Test
@@ -360,34 +376,8 @@ class FollowMigrateTest {
     void aLiveEtcdFollowedIntoKinesDatabaseIsServedByTheRealKineAfterTheCutOver() throws Exception {
         assumeTrue(KineServer.available(), "the real kine is not at " + KineServer.binary());
         Path back = dir.resolve("k3s");
-        Map<String, String> want;
-        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); Client s = client(src.endpoints())) {
-            KV kv = s.getKVClient();
-            long lease = s.getLeaseClient().grant(900).get().getID();
-            for (int i = 0; i < 60; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0-" + i)).get();
-            Path cut = dir.resolve("cutover");
-            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), "--out-kine", back.toString(),
-                    "--prefix", "/registry/", "--follow", "--cutover", cut.toString());
-            settle();
-            for (int n = 0; n < 90; n++) {
-                int i = n % 70;
-                switch (n % 3) {
-                    case 0 -> kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v" + n)).get(); // updates, and creates past 60
-                    case 1 -> kv.delete(bs("/registry/configmaps/ns/cm-" + ((i + 5) % 70))).get();
-                    default -> kv.put(bs("/registry/leases/ns/l-" + n), bs("hb"), PutOption.builder().withLeaseId(lease).build()).get();
-                }
-            }
-            kv.put(bs("/registry/configmaps/ns/cm-6"), bs("made again")).get(); // deleted above, created again
-            assertTrue(!Files.exists(back.resolve("state.db")), "nothing is published before the cut-over");
-            Files.createFile(cut);
-            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
-            assertEquals(0, r.exit(), r.out() + r.err());
-            assertTrue(r.out().contains("target equal to the source"), r.out());
-            want = new TreeMap<>();
-            for (KeyValue x : kv.get(bs("/registry/"), GetOption.builder().isPrefix(true).build()).get().getKvs()) {
-                want.put(x.getKey().toString(StandardCharsets.UTF_8), x.getValue().toString(StandardCharsets.UTF_8) + " ttl=" + (x.getLease() == 0 ? 0 : 900));
-            }
-        }
+        Map<String, String> want = new TreeMap<>();
+        followIntoOffline("--out-kine", back, "state.db").forEach((k, h) -> want.put(k, h.value() + " ttl=" + (h.lease() == 0 ? 0 : 900)));
         try (KineServer kine = KineServer.start(back.resolve("state.db"), dir.resolve("kine.log")); Client k = client("http://" + kine.endpoint())) {
             Map<String, String> served = served(k, "/registry/", true);
             served.remove("/registry/health"); // kine writes its own at start
