@@ -24,6 +24,40 @@ public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
     @Override
     void close() throws java.io.IOException;
 
+    /** The keys {@code keys} gives, as a source of {@code revision} with a WAL's lease IDs (held in memory: nothing to close). */
+    static KeySource of(String describe, long revision, java.util.Iterator<SourceKey> keys) {
+        return new KeySource() {
+            @Override
+            public boolean hasNext() {
+                return keys.hasNext();
+            }
+
+            @Override
+            public SourceKey next() {
+                return keys.next();
+            }
+
+            @Override
+            public String describe() {
+                return describe;
+            }
+
+            @Override
+            public long revision() {
+                return revision;
+            }
+
+            @Override
+            public boolean leaseIsTtl() {
+                return false;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
     /** {@code in}'s keys under {@code prefix} only (closing it closes {@code in}). */
     static KeySource under(KeySource in, byte[] prefix) {
         if (prefix.length == 0) return in;

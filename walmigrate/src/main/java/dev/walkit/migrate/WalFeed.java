@@ -146,7 +146,7 @@ final class WalFeed implements ChangeFeed {
     public KeySource state(long revision) throws IOException {
         if (revision != heldRevision) throw new IllegalStateException("the WAL's state is held at revision " + heldRevision + ", not " + revision);
         Iterator<Map.Entry<byte[], Held>> it = held.entrySet().iterator();
-        return new KeySource() {
+        return KeySource.of("WAL " + path + " at revision " + revision, revision, new Iterator<>() {
             @Override
             public boolean hasNext() {
                 return it.hasNext();
@@ -157,26 +157,7 @@ final class WalFeed implements ChangeFeed {
                 Map.Entry<byte[], Held> e = it.next();
                 return new SourceKey(e.getKey(), e.getValue().value(), 0, revision, 1, e.getValue().lease());
             }
-
-            @Override
-            public String describe() {
-                return "WAL " + path + " at revision " + revision;
-            }
-
-            @Override
-            public long revision() {
-                return revision;
-            }
-
-            @Override
-            public boolean leaseIsTtl() {
-                return false;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        });
     }
 
     @Override
