@@ -135,7 +135,7 @@ final class Follow {
             }
             tally.nanos = System.nanoTime() - start;
             MigrationReport copied = tally.done();
-            Cut c = follow(feed, revision, t -> applyMarker(new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, t.revision()), inPrefix(t)));
+            Cut c = follow(feed, revision, (rev, todo) -> applyMarker(new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, rev), todo));
             Comparison verify;
             try (KeySource state = feed.state(c.revision())) {
                 verify = Comparison.run(state, o, key -> FollowMarker.owns(until.markerKey(), key));
@@ -167,7 +167,7 @@ final class Follow {
             tally.written = staged.keys();
             tally.nanos = System.nanoTime() - start;
             MigrationReport copied = tally.done();
-            Cut c = follow(feed, revision, t -> staged.append(t, prefix, feed::ttlOf));
+            Cut c = follow(feed, revision, (rev, todo) -> staged.append(rev, todo, feed::ttlOf));
             Comparison verify;
             try (KeySource want = KeySource.under(feed.state(c.revision()), prefix); KeySource got = staged.readBack()) {
                 verify = Comparison.between(want, got, lease -> staged.storedLease(lease, feed::ttlOf));
@@ -193,10 +193,10 @@ final class Follow {
     private record Cut(String why, long startNanos, long revision) {
     }
 
-    /** Applies one source transaction to the target. */
+    /** Applies one source transaction (its changes under the prefix) to the target. */
     @FunctionalInterface
     private interface Applier {
-        void apply(SourceTxn t) throws Exception;
+        void apply(long revision, List<Change> changes) throws Exception;
     }
 
     /**
@@ -281,9 +281,10 @@ final class Follow {
     /** Applies {@code t} (if past {@code applied}) by {@code a}; the revision applied through. */
     private long apply(ChangeFeed feed, SourceTxn t, long applied, Applier a) throws Exception {
         if (t.revision() <= applied) return applied;
-        a.apply(t);
+        List<Change> todo = inPrefix(t);
+        a.apply(t.revision(), todo);
         transactions++;
-        changes += inPrefix(t).size();
+        changes += todo.size();
         if (lags == lagRevisions.length) {
             lagRevisions = Arrays.copyOf(lagRevisions, lags * 2);
             lagNanos = Arrays.copyOf(lagNanos, lags * 2);
@@ -361,8 +362,14 @@ final class Follow {
                             + "target?): stopped at source revision " + (next == null ? "?" : next.revision() - 1));
                 }
                 List<Change> keep = new ArrayList<>();
-                for (Change c : left) {
-                    GetResponse g = kv.get(Migrator.wrap(c.key())).get(30, TimeUnit.SECONDS);
+                // The keys as the target holds them, read as the copy reads them back (read-only transactions, paged by the
+                // values expected).
+                List<SourceKey> asRead = new ArrayList<>(left.size());
+                for (Change c : left) asRead.add(new SourceKey(c.key(), c.prev() == null ? new byte[0] : c.prev(), 0, 0, 0, 0));
+                List<GetResponse> held = Migrator.readBack(kv, asRead, TimeUnit.SECONDS.toMillis(30));
+                for (int i = 0; i < left.size(); i++) {
+                    Change c = left.get(i);
+                    GetResponse g = held.get(i);
                     byte[] has = g.getKvs().isEmpty() ? null : g.getKvs().get(0).getValue().getBytes();
                     boolean asBefore = !c.prevKnown() || (c.prev() == null ? has == null : has != null && (Arrays.equals(has, c.prev())
                             || (!(compareValues && c.prev().length <= COMPARE_VALUE_BYTES))));

@@ -271,7 +271,7 @@ public final class Migrator {
      * keys whose source values add up to at most {@link Comparison#PAGE_BYTES}: one answer for a batch of keys
      * holding 1.4 MiB each would exceed what gRPC takes.
      */
-    private static List<GetResponse> readBack(KV kv, List<SourceKey> keys, long waitMs) throws Exception {
+    static List<GetResponse> readBack(KV kv, List<SourceKey> keys, long waitMs) throws Exception {
         List<GetResponse> out = new ArrayList<>(keys.size());
         for (int a = 0; a < keys.size(); ) {
             long bytes = 0;

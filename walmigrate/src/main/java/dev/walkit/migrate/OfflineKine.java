@@ -184,10 +184,9 @@ public final class OfflineKine {
         }
 
         @Override
-        public void append(SourceTxn t, byte[] prefix, Migrator.Leases.TtlOf ttlOf) throws IOException {
+        public void append(long revision, List<Change> changes, Migrator.Leases.TtlOf ttlOf) throws IOException {
             try (PreparedStatement last = c.prepareStatement(LAST); PreparedStatement row = c.prepareStatement(ROW)) {
-                for (Change ch : t.changes()) {
-                    if (!Migrator.startsWith(ch.key(), prefix)) continue;
+                for (Change ch : changes) {
                     last.setBytes(1, ch.key());
                     long prevId = 0;
                     long create = 0;

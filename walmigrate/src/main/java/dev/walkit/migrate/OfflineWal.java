@@ -130,27 +130,26 @@ public final class OfflineWal {
         }
 
         /**
-         * {@code t} appended as one transaction of the store (TXN_CONT on all its records but the last), each put with
+         * The changes appended as one transaction of the store (TXN_CONT on all its records but the last), each put with
          * the key's create revision and next version, as the store writes them; a delete of a key the output does not
          * hold writes nothing. The lease is the source's ({@code ttlOf} gives its TTL for leases.json).
          */
         @Override
-        public void append(SourceTxn t, byte[] prefix, Migrator.Leases.TtlOf ttlOf) throws IOException {
+        public void append(long revision, List<Change> changes, Migrator.Leases.TtlOf ttlOf) throws IOException {
             if (!following) throw new IllegalStateException("staged without following");
             List<KeyValue> records = new java.util.ArrayList<>();
-            for (Change c : t.changes()) {
-                if (!Migrator.startsWith(c.key(), prefix)) continue;
+            for (Change c : changes) {
                 ByteBuffer k = ByteBuffer.wrap(c.key());
                 long[] was = keys.get(k);
                 if (c.delete()) {
                     if (was == null) continue;
                     keys.remove(k);
-                    records.add(KeyValue.delete(c.key(), t.revision()));
+                    records.add(KeyValue.delete(c.key(), revision));
                 } else {
-                    long[] now = was == null ? new long[] {t.revision(), 1, c.lease()} : new long[] {was[0], was[1] + 1, c.lease()};
+                    long[] now = was == null ? new long[] {revision, 1, c.lease()} : new long[] {was[0], was[1] + 1, c.lease()};
                     keys.put(k, now);
                     if (c.lease() > 0) leases.computeIfAbsent(c.lease(), id -> new long[] {ttlOf.ttlOf(id, leaseTtl), 0});
-                    records.add(KeyValue.put(c.key(), now[0], t.revision(), now[1], c.value(), c.lease()));
+                    records.add(KeyValue.put(c.key(), now[0], revision, now[1], c.value(), c.lease()));
                 }
             }
             if (records.isEmpty()) return;
@@ -161,7 +160,7 @@ public final class OfflineWal {
                 b.write(encoder.encode(i < records.size() - 1 ? kv.withFlags(kv.flags() | Flags.TXN_CONT) : kv));
             }
             appending.write(b.toByteArray());
-            revision = t.revision();
+            this.revision = revision;
         }
 
         @Override

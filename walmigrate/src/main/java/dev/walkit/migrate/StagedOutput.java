@@ -13,8 +13,8 @@ interface StagedOutput extends AutoCloseable {
     /** The keys it holds now. */
     long keys();
 
-    /** {@code t}'s changes under {@code prefix}, appended as one transaction; {@code ttlOf} gives a source lease's TTL. */
-    void append(SourceTxn t, byte[] prefix, Migrator.Leases.TtlOf ttlOf) throws IOException;
+    /** A source transaction's {@code changes} at {@code revision}, appended as one; {@code ttlOf} gives a source lease's TTL. */
+    void append(long revision, java.util.List<Change> changes, Migrator.Leases.TtlOf ttlOf) throws IOException;
 
     /** What it holds, as a source read back from the staged file, in key order, leases as the output stores them. */
     KeySource readBack() throws IOException;
