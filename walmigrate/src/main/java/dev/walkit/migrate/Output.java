@@ -77,6 +77,26 @@ final class Output {
                 }
                 out.println(j.field("stopped", r.stopped()).field("exit_code", code.code()).endObject());
             }
+            case TABLE -> {
+                MigrationReport c = r.copy();
+                Table t = new Table("field", "value").row("source", source).row("target", target).row("copied keys", c.sourceKeys())
+                        .row("written", c.written()).row("already present", c.alreadyPresent()).row("conflicts", c.conflictCount())
+                        .row("leases granted", c.leasesGranted()).row("leases reused", c.leasesReused()).row("copy seconds", String.format("%.1f", c.seconds()));
+                if (w != null) {
+                    t.row("resumed", w.resumed() == null ? "no" : w.resumed()).row("copy revision", w.copyRevision()).row("transactions", w.transactions())
+                            .row("changes", w.changes()).row("follow conflicts", w.conflicts()).row("already absent", w.alreadyAbsent())
+                            .row("lag p50", w.lagRevisionsP50() + " revision(s) / " + String.format("%.1f ms", w.lagMillisP50()))
+                            .row("lag p99", w.lagRevisionsP99() + " revision(s) / " + String.format("%.1f ms", w.lagMillisP99()))
+                            .row("cut-over revision", w.cutoverRevision()).row("cut-over", w.cutoverWhy())
+                            .row("cut-over seconds", String.format("%.2f", w.cutoverSeconds())).row("equal", w.verify().equal());
+                }
+                if (r.stopped() != null) t.row("stopped", r.stopped());
+                t.print(out);
+                Table k = new Table("conflict (left as it is)");
+                for (byte[] key : c.conflicts()) k.row(quote(key));
+                if (w != null) for (byte[] key : w.conflictKeys()) k.row(quote(key));
+                if (!k.isEmpty()) k.print(out);
+            }
             default -> {
                 MigrationReport c = r.copy();
                 out.printf("walmigrate: %s -> %s: copied %,d key(s): %,d written, %,d already present, %,d conflict(s), %,d lease(s) granted%s; %.1f s%n",

@@ -443,6 +443,9 @@ public final class WalMigrate implements Callable<Integer> {
             }
             if (o.dryRun()) return "--follow and --dry-run: a follow writes; --dry-run alone plans the copy";
             if (untilRevision < 0) return "--until-revision must be a revision (1 or more)";
+            if (cutover != null && java.nio.file.Files.exists(cutover)) {
+                return "--cutover " + cutover + " exists already: remove it first (the follow would cut over as soon as it has copied)";
+            }
             if (marker == null || marker.isEmpty()) return "--marker must name a key";
             return null;
         }

@@ -52,13 +52,16 @@ class FollowMigrateTest {
         return ByteSequence.from(s, StandardCharsets.UTF_8);
     }
 
-    /** What a store serves under {@code prefix}: key → value and the lease's granted TTL (kine's lease ID is its TTL). */
+    /**
+     * What a store serves under {@code prefix}: key (quoted as the tools print it: any byte, UTF-8 or not, kept) → value
+     * and the lease's granted TTL (kine's lease ID is its TTL).
+     */
     static Map<String, String> served(Client c, String prefix, boolean kineLeases) throws Exception {
         Map<String, String> m = new TreeMap<>();
         for (KeyValue kv : c.getKVClient().get(bs(prefix), GetOption.builder().isPrefix(true).build()).get(30, TimeUnit.SECONDS).getKvs()) {
             long ttl = kv.getLease() == 0 ? 0 : kineLeases ? kv.getLease()
                     : c.getLeaseClient().timeToLive(kv.getLease(), LeaseOption.DEFAULT).get(30, TimeUnit.SECONDS).getGrantedTTL();
-            m.put(kv.getKey().toString(StandardCharsets.UTF_8), kv.getValue().toString(StandardCharsets.UTF_8) + " ttl=" + ttl);
+            m.put(dev.walkit.cli.KeyText.quote(kv.getKey().getBytes()), dev.walkit.cli.KeyText.quote(kv.getValue().getBytes()) + " ttl=" + ttl);
         }
         return m;
     }
@@ -107,6 +110,11 @@ class FollowMigrateTest {
                     default -> kv.put(bs("/other/k-" + n), bs("not migrated")).get();
                 }
                 if (n == 150) s.getLeaseClient().revoke(revoked).get(); // its keys deleted, in one revision
+                if (n % 50 == 0) { // keys that are not UTF-8, made, changed and deleted
+                    ByteSequence raw = ByteSequence.from(new byte[] {'/', 'r', 'e', 'g', 'i', 's', 't', 'r', 'y', '/', (byte) 0xff, 0, (byte) (0x80 + n / 50)});
+                    kv.put(raw, ByteSequence.from(new byte[] {(byte) 0xfe, (byte) n})).get();
+                    if (n % 100 == 0) kv.delete(raw).get();
+                }
             }
             Files.createFile(cut);
             WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
@@ -116,6 +124,7 @@ class FollowMigrateTest {
             assertTrue(j.get("equal").asBoolean(), r.out());
             assertEquals(0, j.get("follow_conflicts").asLong(), r.out());
             assertEquals(served(s, "/registry/", false), served(t, "/registry/", false), "keys, values, leases' TTLs");
+            assertTrue(served(t, "/registry/", false).containsKey("/registry/\\xff\\x00\\x81"), "a key that is not UTF-8, byte for byte");
             assertEquals(List.of(), t.getKVClient().get(bs(FollowMarker.DEFAULT_KEY), GetOption.builder().isPrefix(true).build()).get().getKvs(),
                     "the marker is removed at the cut-over");
             assertEquals(0, t.getKVClient().get(bs("/other/"), GetOption.builder().isPrefix(true).build()).get().getCount(), "only the prefix");
@@ -242,7 +251,7 @@ class FollowMigrateTest {
             assertTrue(r.out().contains("cut over at revision " + until + " (--until-revision " + until + " reached)"), r.out());
             Map<String, String> atUntil = new TreeMap<>();
             for (KeyValue x : kv.get(bs("/registry/"), GetOption.builder().isPrefix(true).withRevision(until).build()).get().getKvs()) {
-                atUntil.put(x.getKey().toString(StandardCharsets.UTF_8), x.getValue().toString(StandardCharsets.UTF_8) + " ttl=0");
+                atUntil.put(dev.walkit.cli.KeyText.quote(x.getKey().getBytes()), dev.walkit.cli.KeyText.quote(x.getValue().getBytes()) + " ttl=0");
             }
             assertEquals(atUntil, served(t, "/registry/", false), "the source as it stood at --until-revision");
             assertTrue(!atUntil.equals(served(s, "/registry/", false)), "the source went on past it");
@@ -309,7 +318,7 @@ class FollowMigrateTest {
             assertTrue(r.out().contains("; published"), r.out());
             Map<String, Held> served = new TreeMap<>();
             for (KeyValue x : kv.get(bs("/registry/"), GetOption.builder().isPrefix(true).build()).get().getKvs()) {
-                served.put(x.getKey().toString(StandardCharsets.UTF_8), new Held(x.getValue().toString(StandardCharsets.UTF_8), x.getLease()));
+                served.put(dev.walkit.cli.KeyText.quote(x.getKey().getBytes()), new Held(x.getValue().toString(StandardCharsets.UTF_8), x.getLease()));
             }
             WalMigrateTest.Run again = WalMigrateTest.run("etcd", "--source-endpoints", src.endpoints(), flag, out.toString(), "--follow",
                     "--until-revision", "1");
@@ -326,7 +335,7 @@ class FollowMigrateTest {
         try (WalSource w = WalSource.open(store)) {
             while (w.hasNext()) {
                 SourceKey k = w.next();
-                got.put(new String(k.key(), StandardCharsets.UTF_8), new Held(new String(k.value(), StandardCharsets.UTF_8), k.lease()));
+                got.put(dev.walkit.cli.KeyText.quote(k.key()), new Held(new String(k.value(), StandardCharsets.UTF_8), k.lease()));
             }
         }
         assertEquals(want, got, "the store's WAL holds what etcd serves, its lease IDs kept");
@@ -365,7 +374,7 @@ class FollowMigrateTest {
             assertEquals(0, r.exit(), r.out() + r.err());
             Map<String, String> atUntil = new TreeMap<>();
             for (KeyValue x : kv.get(bs("/registry/"), GetOption.builder().isPrefix(true).withRevision(until).build()).get().getKvs()) {
-                atUntil.put(x.getKey().toString(StandardCharsets.UTF_8), x.getValue().toString(StandardCharsets.UTF_8) + " ttl=0");
+                atUntil.put(dev.walkit.cli.KeyText.quote(x.getKey().getBytes()), dev.walkit.cli.KeyText.quote(x.getValue().getBytes()) + " ttl=0");
             }
             assertEquals(atUntil, served(t, "/registry/", false), "the copy is of the state at --until-revision, not the newest");
             assertTrue(r.out().contains("cut over at revision " + until + " "), r.out());
@@ -377,11 +386,71 @@ class FollowMigrateTest {
         assumeTrue(KineServer.available(), "the real kine is not at " + KineServer.binary());
         Path back = dir.resolve("k3s");
         Map<String, String> want = new TreeMap<>();
-        followIntoOffline("--out-kine", back, "state.db").forEach((k, h) -> want.put(k, h.value() + " ttl=" + (h.lease() == 0 ? 0 : 900)));
+        followIntoOffline("--out-kine", back, "state.db").forEach((k, h) -> want.put(k,
+                dev.walkit.cli.KeyText.quote(h.value().getBytes(StandardCharsets.UTF_8)) + " ttl=" + (h.lease() == 0 ? 0 : 900)));
         try (KineServer kine = KineServer.start(back.resolve("state.db"), dir.resolve("kine.log")); Client k = client("http://" + kine.endpoint())) {
             Map<String, String> served = served(k, "/registry/", true);
             served.remove("/registry/health"); // kine writes its own at start
             assertEquals(want, served, "the real kine serves what etcd served at the cut-over, leases as their TTLs");
         }
+    }
+
+    @Test
+    void aKeyWrittenInTheTargetBySomeoneElseIsAConflictNeverOverwritten() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             Client s = client(src.endpoints()); Client t = client(dst.endpoints())) {
+            KV kv = s.getKVClient();
+            ByteSequence raw = ByteSequence.from(new byte[] {'/', 'r', 'e', 'g', '/', (byte) 0xff, 1});
+            for (int i = 0; i < 10; i++) kv.put(bs("/reg/cm-" + i), bs("v0")).get();
+            kv.put(raw, bs("v0")).get();
+            Path cut = dir.resolve("cutover");
+            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
+                    "--prefix", "/reg/", "--follow", "--cutover", cut.toString(), "-w", "json");
+            settle();
+            t.getKVClient().put(raw, bs("theirs")).get(); // someone else writes to the target during the follow
+            kv.txn().Then(Op.put(raw, bs("v1"), PutOption.DEFAULT), Op.put(bs("/reg/cm-1"), bs("v1"), PutOption.DEFAULT)).commit().get();
+            kv.put(bs("/reg/cm-2"), bs("v1")).get();
+            Files.createFile(cut);
+            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            assertEquals(1, r.exit(), "conflicts: exit 1: " + r.out() + r.err());
+            JsonNode j = json(r);
+            assertEquals(1, j.get("follow_conflicts").asLong(), r.out());
+            assertEquals("/reg/\\xff\\x01", j.get("follow_conflict_keys").get(0).asText(), r.out());
+            assertEquals(java.util.Base64.getEncoder().encodeToString(raw.getBytes()), j.get("follow_conflict_keys_base64").get(0).asText());
+            assertEquals("theirs", t.getKVClient().get(raw).get().getKvs().get(0).getValue().toString(StandardCharsets.UTF_8), "never overwritten");
+            assertEquals("v1", t.getKVClient().get(bs("/reg/cm-1")).get().getKvs().get(0).getValue().toString(StandardCharsets.UTF_8),
+                    "the rest of its transaction applied");
+            assertEquals("v1", t.getKVClient().get(bs("/reg/cm-2")).get().getKvs().get(0).getValue().toString(StandardCharsets.UTF_8), "and the follow went on");
+            assertTrue(!j.get("equal").asBoolean() && j.get("different_count").asLong() == 1, r.out());
+            assertEquals(1, t.getKVClient().get(bs(FollowMarker.DEFAULT_KEY)).get().getCount(), "the marker stays while the target differs");
+        }
+    }
+
+    @Test
+    void badFollowCommandLinesAreOneLineAndTheRightExitCode() throws Exception {
+        Path cut = Files.createFile(dir.resolve("cutover"));
+        Path notWal = dir.resolve("not-a-wal");
+        Files.write(notWal, new byte[200]);
+        Path wal = dir.resolve("wal");
+        Files.write(wal, new byte[0]);
+        String[][] usage = {
+            {"wal", "--wal", wal.toString(), "--endpoints", "127.0.0.1:1", "--follow", "--cutover", cut.toString()},
+            {"wal", "--wal", wal.toString(), "--endpoints", "127.0.0.1:1", "--follow", "--dry-run"},
+            {"wal", "--wal", wal.toString(), "--endpoints", "127.0.0.1:1", "--until-revision", "5"},
+            {"wal", "--wal", wal.toString(), "--endpoints", "127.0.0.1:1", "--out-wal", dir.resolve("o").toString(), "--follow"},
+            {"wal", "--wal", wal.toString(), "--out-wal", dir.resolve("o").toString(), "--out-kine", dir.resolve("k").toString(), "--follow"},
+        };
+        for (String[] args : usage) {
+            WalMigrateTest.Run r = WalMigrateTest.run(args);
+            assertEquals(2, r.exit(), String.join(" ", args) + ": " + r.err());
+            assertEquals(1, r.err().lines().count(), r.err());
+        }
+        WalMigrateTest.Run r = WalMigrateTest.run("wal", "--wal", notWal.toString(), "--endpoints", "127.0.0.1:1", "--follow", "--until-revision", "1");
+        assertEquals(4, r.exit(), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().contains("not a WAL") || r.err().contains("not a v2"), r.err());
+        WalMigrateTest.Run k = WalMigrateTest.run("kine", "--sqlite", notWal.toString(), "--endpoints", "127.0.0.1:1", "--follow", "--until-revision", "1");
+        assertEquals(4, k.exit(), k.err());
+        assertEquals(1, k.err().lines().count(), k.err());
     }
 }
