@@ -67,13 +67,16 @@ public final class OfflineKine {
      * there, so that kine's revision (its greatest id) is the source's.
      */
     public static OfflineWal.Written write(KeySource source, Path dir, long leaseTtl, Instant now) throws IOException {
-        try (Staged s = stage(source, dir, leaseTtl)) {
+        try (Staged s = stage(source, dir, leaseTtl, false)) {
             return s.publish(now);
         }
     }
 
-    /** {@link #write}'s database, staged in a temp file of {@code dir} (locked), not yet published: a follow appends to it. */
-    static Staged stage(KeySource source, Path dir, long leaseTtl) throws IOException {
+    /**
+     * {@link #write}'s database, staged in a temp file of {@code dir} (locked), not yet published: a follow
+     * ({@code following}) appends to it, and a signal is its cut-over, so the temp file outlives the signal.
+     */
+    static Staged stage(KeySource source, Path dir, long leaseTtl, boolean following) throws IOException {
         OutputDir out;
         try {
             out = OutputDir.open(dir);
@@ -81,6 +84,7 @@ public final class OfflineKine {
             throw new IOException("another run (pid " + b.holder() + ") is writing into " + dir.toAbsolutePath().normalize()
                     + ": wait for it to finish, or choose another --out-kine");
         }
+        if (following) out.finishOnSignal();
         Connection c = null;
         Path temp = null;
         try {

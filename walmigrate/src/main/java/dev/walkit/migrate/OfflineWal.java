@@ -71,6 +71,7 @@ public final class OfflineWal {
             throw new IOException("another run (pid " + b.holder() + ") is writing into " + dir.toAbsolutePath().normalize()
                     + ": wait for it to finish, or choose another --out-wal");
         }
+        if (following) out.finishOnSignal(); // a signal is the follow's cut-over: it publishes, then exits
         try {
             // An earlier run's switch finished just now left its own output: the same command run again replaces it
             // (kept as NAME.broken.*); anything else in DIR is never written over.

@@ -493,7 +493,7 @@ public final class WalMigrate implements Callable<Integer> {
             return ExitCode.USAGE.code();
         }
         try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate"); ChangeFeed feed = open.open()) {
-            Follow.Stager stager = wal ? copy -> OfflineWal.stage(copy, dir, o.leaseTtl(), true) : copy -> OfflineKine.stage(copy, dir, o.leaseTtl());
+            Follow.Stager stager = wal ? copy -> OfflineWal.stage(copy, dir, o.leaseTtl(), true) : copy -> OfflineKine.stage(copy, dir, o.leaseTtl(), true);
             Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), Cli.stderrIsTerminal() ? err : null, stop::stopped)
                     .runOffline(feed, stager, java.time.Instant.now());
             ExitCode code = r.stopped() != null ? ExitCode.FAILED : ExitCode.OK;

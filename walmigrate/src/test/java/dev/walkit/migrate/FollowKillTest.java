@@ -48,7 +48,7 @@ class FollowKillTest {
 
     private static final int TRIALS = 10;
 
-    private static Process start(List<String> args, Path out) throws Exception {
+    static Process start(List<String> args, Path out) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
                 System.getProperty("java.class.path"), WalMigrate.class.getName()));
         cmd.addAll(args);

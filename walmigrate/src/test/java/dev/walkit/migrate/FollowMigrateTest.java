@@ -453,4 +453,34 @@ class FollowMigrateTest {
         assertEquals(4, k.exit(), k.err());
         assertEquals(1, k.err().lines().count(), k.err());
     }
+
+    @Test
+    void sigtermIsTheCutOverOfAFollowIntoTheStoresWal() throws Exception {
+        Path store = dir.resolve("store");
+        try (LiveWal wal = LiveWal.create(dir.resolve("wal"))) {
+            for (int i = 0; i < 50; i++) wal.put("/registry/configmaps/ns/cm-" + i, "v0", 0);
+            Path out = dir.resolve("follow.json");
+            Process p = FollowKillTest.start(List.of("wal", "--wal", wal.path().toString(), "--out-wal", store.toString(), "--follow", "-w", "json"), out);
+            Thread.sleep(3000); // the JVM up, the copy made
+            wal.txn(List.of(LiveWal.Op.put("/registry/configmaps/ns/cm-1", "v1", 0), LiveWal.Op.delete("/registry/configmaps/ns/cm-2")));
+            Thread.sleep(1000);
+            p.destroy(); // SIGTERM
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, p.exitValue(), Files.readString(out) + Files.readString(dir.resolve("follow.json.err")));
+            JsonNode j = new ObjectMapper().readTree(Files.readString(out));
+            assertEquals("a signal", j.get("cutover_why").asText(), j.toString());
+            assertTrue(j.get("equal").asBoolean(), j.toString());
+            Map<String, String> got = new TreeMap<>();
+            try (WalSource w = WalSource.open(store)) {
+                while (w.hasNext()) {
+                    SourceKey k = w.next();
+                    got.put(new String(k.key(), StandardCharsets.UTF_8), new String(k.value(), StandardCharsets.UTF_8));
+                }
+            }
+            Map<String, String> want = new TreeMap<>();
+            wal.live().forEach((k, h) -> want.put(k, new String(h.value(), StandardCharsets.UTF_8)));
+            assertEquals(want, got, "published at the signal, with the change made during the follow (the temp file outlived the signal)");
+            assertEquals("v1", got.get("/registry/configmaps/ns/cm-1"));
+        }
+    }
 }

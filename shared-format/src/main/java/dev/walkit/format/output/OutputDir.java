@@ -70,6 +70,8 @@ public final class OutputDir implements AutoCloseable {
     private final List<String> cleanedUp = new ArrayList<>();
     private final List<Path> temps = new ArrayList<>();
     private boolean published;
+    /** {@link #finishOnSignal}: temp files left out of the shutdown hook's clean-up. */
+    private boolean finishOnSignal;
 
     private OutputDir(Path dir, List<Path> created, DirLock lock) {
         this.dir = dir;
@@ -141,9 +143,19 @@ public final class OutputDir implements AutoCloseable {
     /** A fresh temp path for what will be published as {@code name}: hidden, never named like an output, removed unless published. */
     public Path temp(String name) {
         Path p = dir.resolve("." + name + ".tmp-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
-        PENDING.add(p);
+        if (!finishOnSignal) PENDING.add(p);
         temps.add(p);
         return p;
+    }
+
+    /**
+     * A signal ends this run by finishing it (a follow's cut-over: the run itself publishes or discards its temp
+     * files before the process exits), so they are not deleted when the signal comes; a run killed before it finishes
+     * leaves them to the next run's clean-up ({@link #cleanedUp}).
+     */
+    public void finishOnSignal() {
+        finishOnSignal = true;
+        PENDING.removeAll(temps);
     }
 
     /** Removes {@code temp} now (a form given up part-way). */
