@@ -54,8 +54,15 @@ final class RecordsFollow {
                 out.flush();
             }
         };
-        try (dev.walkit.cli.StopOnSignal signal = new dev.walkit.cli.StopOnSignal("waldoctor-follow");
-             WalFollower follower = new WalFollower(wal, ReaderOptions.defaults(), lines,
+        try (dev.walkit.cli.StopOnSignal signal = new dev.walkit.cli.StopOnSignal("waldoctor-follow")) {
+            // A failure after a signal exits with the failure's code, not the signal's.
+            return signal.done(follow(wal, start, idleExitSeconds, lines, f, out, err, signal));
+        }
+    }
+
+    private static int follow(Path wal, long start, double idleExitSeconds, Replayer.Listener lines, WalFollower[] f, PrintWriter out, PrintWriter err,
+                              dev.walkit.cli.StopOnSignal signal) {
+        try (WalFollower follower = new WalFollower(wal, ReaderOptions.defaults(), lines,
                 (p, why, rev) -> {
                     out.println("(" + p + ": " + why + "; following the new file past revision " + rev + ")");
                     out.flush();
@@ -71,7 +78,7 @@ final class RecordsFollow {
                 if (idle > 0 && now - lastGrowth >= idle) break;
                 Thread.sleep(100);
             }
-            return signal.done(ExitCode.OK.code());
+            return ExitCode.OK.code();
         } catch (IOException | java.io.UncheckedIOException e) {
             err.println("waldoctor records: " + dev.walkit.cli.IoErrors.describe(e));
             return ExitCode.UNREADABLE.code();

@@ -464,8 +464,15 @@ public final class WalMigrate implements Callable<Integer> {
             err.println("walmigrate: " + invalid);
             return ExitCode.USAGE.code();
         }
-        try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate");
-             EarlyClient target = EarlyClient.connect(o); ChangeFeed feed = open.open()) {
+        try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate")) {
+            // A failure after a signal exits with the failure's code, not the signal's (stop.done both ways).
+            return stop.done(follow(out, err, writeOut, open, o, f, stop));
+        }
+    }
+
+    private static int follow(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f,
+                              dev.walkit.cli.StopOnSignal stop) {
+        try (EarlyClient target = EarlyClient.connect(o); ChangeFeed feed = open.open()) {
             Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), Cli.stderrIsTerminal() ? err : null, stop::stopped)
                     .run(feed, target);
             MigrationReport c = r.copy();
@@ -476,7 +483,7 @@ public final class WalMigrate implements Callable<Integer> {
             for (String t : c.tooLarge()) err.println("walmigrate: too large for any request: " + t);
             for (String e : c.errors()) err.println("walmigrate: " + e);
             if (r.stopped() != null) err.println("walmigrate: " + r.stopped());
-            return stop.done(code.code());
+            return code.code();
         } catch (Exception e) {
             return failed(err, e);
         }
@@ -492,7 +499,14 @@ public final class WalMigrate implements Callable<Integer> {
             err.println("walmigrate: " + refusal);
             return ExitCode.USAGE.code();
         }
-        try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate"); ChangeFeed feed = open.open()) {
+        try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate")) {
+            return stop.done(followOffline(out, err, writeOut, open, o, f, wal, dir, stop));
+        }
+    }
+
+    private static int followOffline(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f, boolean wal,
+                                     Path dir, dev.walkit.cli.StopOnSignal stop) {
+        try (ChangeFeed feed = open.open()) {
             Follow.Stager stager = wal ? copy -> OfflineWal.stage(copy, dir, o.leaseTtl(), true) : copy -> OfflineKine.stage(copy, dir, o.leaseTtl(), true);
             Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), Cli.stderrIsTerminal() ? err : null, stop::stopped)
                     .runOffline(feed, stager, java.time.Instant.now());
@@ -500,7 +514,7 @@ public final class WalMigrate implements Callable<Integer> {
             Output.follow(out, writeOut.format(), feed.describe(), dir.resolve(wal ? Wal.WAL_FILE : OfflineKine.FILE).toString(), r, code);
             out.flush();
             if (r.stopped() != null) err.println("walmigrate: " + r.stopped());
-            return stop.done(code.code());
+            return code.code();
         } catch (Exception e) {
             return failed(err, e);
         }

@@ -168,4 +168,22 @@ class FollowKillTest {
             System.out.println("FollowKillTest: resumed " + resumedAt);
         }
     }
+
+    @Test
+    void aCutOverBySignalThatFailsExitsWithTheFailuresCodeInOneLine() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             Client s = client(src.endpoints())) {
+            for (int i = 0; i < 20; i++) s.getKVClient().put(bs("/t/k-" + i), bs("v")).get();
+            Path out = dir.resolve("follow");
+            Process p = start(List.of("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(), "--prefix", "/t/", "--follow"), out);
+            Thread.sleep(3000); // copied, following
+            dst.kill(0); // the target is gone: the cut-over's check cannot reach it
+            p.destroy(); // SIGTERM: the cut-over
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            String err = Files.readString(out.resolveSibling(out.getFileName() + ".err"));
+            assertEquals(5, p.exitValue(), "the failure's exit code (the target), not 70: " + err);
+            assertEquals(1, err.lines().filter(l -> !l.isBlank()).count(), err);
+            assertTrue(err.startsWith("walmigrate: "), err);
+        }
+    }
 }
