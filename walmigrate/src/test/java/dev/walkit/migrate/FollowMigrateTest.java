@@ -116,19 +116,28 @@ class FollowMigrateTest {
                     if (n % 100 == 0) kv.delete(raw).get();
                 }
             }
-            Files.createFile(cut);
-            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
-            assertEquals(0, r.exit(), r.out() + r.err());
-            JsonNode j = json(r);
-            assertTrue(j.get("transactions").asLong() > 200, r.out());
-            assertTrue(j.get("equal").asBoolean(), r.out());
-            assertEquals(0, j.get("follow_conflicts").asLong(), r.out());
+            cutOver(cut, run, 200);
             assertEquals(served(s, "/registry/", false), served(t, "/registry/", false), "keys, values, leases' TTLs");
             assertTrue(served(t, "/registry/", false).containsKey("/registry/\\xff\\x00\\x81"), "a key that is not UTF-8, byte for byte");
             assertEquals(List.of(), t.getKVClient().get(bs(FollowMarker.DEFAULT_KEY), GetOption.builder().isPrefix(true).build()).get().getKvs(),
                     "the marker is removed at the cut-over");
             assertEquals(0, t.getKVClient().get(bs("/other/"), GetOption.builder().isPrefix(true).build()).get().getCount(), "only the prefix");
         }
+    }
+
+    /**
+     * The cut-over: the file created, the follow's end awaited; it must end at exit 0, the target equal to the source,
+     * no conflict, after more than {@code minTransactions} transactions followed.
+     */
+    static JsonNode cutOver(Path cut, CompletableFuture<WalMigrateTest.Run> run, long minTransactions) throws Exception {
+        Files.createFile(cut);
+        WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+        assertEquals(0, r.exit(), r.out() + r.err());
+        JsonNode j = json(r);
+        assertTrue(j.get("transactions").asLong() > minTransactions, r.out());
+        assertTrue(j.get("equal").asBoolean(), r.out());
+        assertEquals(0, j.get("follow_conflicts").asLong(), "no conflict (the target's leases kept alive while the source held their keys): " + r.out());
+        return j;
     }
 
     /** kine's own shapes: a create compares mod = 0, an update or delete the revision last read. */
@@ -178,13 +187,7 @@ class FollowMigrateTest {
             while (served(k, "/registry/events/", true).size() > 0 && System.nanoTime() < deadline) Thread.sleep(200);
             assertEquals(Map.of(), served(k, "/registry/events/", true), "kine expired its short leases' keys");
             Map<String, String> before = served(k, "/registry/", true);
-            Files.createFile(cut);
-            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
-            assertEquals(0, r.exit(), r.out() + r.err());
-            JsonNode j = json(r);
-            assertTrue(j.get("transactions").asLong() > 150, r.out());
-            assertTrue(j.get("equal").asBoolean(), r.out());
-            assertEquals(0, j.get("follow_conflicts").asLong(), "the target's short leases were kept alive while kine held their keys: " + r.out());
+            cutOver(cut, run, 150);
             assertEquals(before, served(t, "/registry/", false), "what kine serves at the cut-over: keys, values, leases' TTLs");
         }
     }
@@ -212,13 +215,7 @@ class FollowMigrateTest {
                 if (n == 150) wal.compact();
                 if (n % 10 == 0) Thread.sleep(5);
             }
-            Files.createFile(cut);
-            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
-            assertEquals(0, r.exit(), r.out() + r.err());
-            JsonNode j = json(r);
-            assertTrue(j.get("transactions").asLong() > 200, r.out());
-            assertTrue(j.get("equal").asBoolean(), r.out());
-            assertEquals(0, j.get("follow_conflicts").asLong(), r.out());
+            cutOver(cut, run, 200);
             Map<String, String> want = new TreeMap<>();
             Map<Long, List<String>> bySourceLease = new HashMap<>();
             for (Map.Entry<String, LiveWal.Held> e : wal.live().entrySet()) {
