@@ -48,17 +48,17 @@ class EtcdDataDirTest {
         cmd.addAll(List.of(more));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         String ep = "127.0.0.1:" + client;
-        for (int i = 0; i < 200; i++) {
-            try {
-                Etcdctl.run(ep, null, "endpoint", "health");
-                return p;
-            } catch (IllegalStateException notYet) {
-                if (!p.isAlive()) throw new IllegalStateException("etcd exited: " + Files.readString(log));
-                Thread.sleep(100);
-            }
+        try {
+            dev.walkit.testdata.Await.until("etcd at " + ep + " to be healthy", () -> {
+                if (!p.isAlive()) throw new AssertionError("etcd exited: " + Files.readString(log));
+                Etcdctl.run(ep, null, "endpoint", "health"); // throws until it answers
+                return true;
+            }, () -> dev.walkit.testdata.Await.read(log));
+            return p;
+        } catch (AssertionError e) {
+            p.destroyForcibly();
+            throw e;
         }
-        p.destroyForcibly();
-        throw new IllegalStateException("etcd did not become healthy: " + Files.readString(log));
     }
 
     static String run(Object tool, int want, String... args) {
@@ -116,7 +116,7 @@ class EtcdDataDirTest {
             Etcdctl.run(ep, null, "put", "/k/last", "z".repeat(5000));
         } finally {
             etcd.destroyForcibly(); // SIGKILL: the backend's open batch is lost; the WAL holds every acknowledged entry
-            etcd.waitFor(10, TimeUnit.SECONDS);
+            etcd.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
         String verify = run(new WalVerify(), 0, data.toString());
         assertTrue(verify.contains("past the consistent index"), verify);
@@ -129,7 +129,7 @@ class EtcdDataDirTest {
             assertEquals(List.of("/k/a", "/k/c", "/k/d", "/k/last"), etcdServes.stream().map(s -> s.substring(0, s.indexOf(' '))).toList());
         } finally {
             again.destroyForcibly();
-            again.waitFor(10, TimeUnit.SECONDS);
+            again.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
     }
 
@@ -144,7 +144,7 @@ class EtcdDataDirTest {
             for (int i = 0; i < 5; i++) Etcdctl.run(ep, null, "put", "/k/" + i, "value-" + i);
         } finally {
             etcd.destroyForcibly();
-            etcd.waitFor(10, TimeUnit.SECONDS);
+            etcd.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
         return data;
     }
@@ -189,7 +189,7 @@ class EtcdDataDirTest {
             assertEquals(served("127.0.0.1:" + ports[0]), view, "etcd repairs the torn tail and serves what is before it");
         } finally {
             again.destroyForcibly();
-            again.waitFor(10, TimeUnit.SECONDS);
+            again.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
     }
 

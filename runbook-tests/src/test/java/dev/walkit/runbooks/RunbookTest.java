@@ -90,7 +90,7 @@ class RunbookTest {
         } finally {
             for (Process p : background) {
                 p.destroy();
-                assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), runbook + ": a background command did not stop on SIGTERM");
+                assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS), runbook + ": a background command did not stop on SIGTERM");
             }
         }
     }
@@ -109,14 +109,10 @@ class RunbookTest {
         Path err = Files.createTempFile(dir, "background", ".err");
         Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         background.add(p);
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
+        return dev.walkit.testdata.Await.until("the background command's start line (\" read-only at \")", () -> {
             String text = Files.readString(err);
-            if (text.contains(" read-only at ")) return text;
-            if (!p.isAlive()) return text;
-            Thread.sleep(50);
-        }
-        return Files.readString(err);
+            return text.contains(" read-only at ") || !p.isAlive() ? text : null;
+        }, () -> dev.walkit.testdata.Await.read(err));
     }
 
     /** etcdctl, the real one: stdout and stderr, and its exit code in {@code code[0]}. */
@@ -128,7 +124,7 @@ class RunbookTest {
         Process p = pb.start();
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
         code[0] = p.exitValue();
         return out;
     }
@@ -165,18 +161,21 @@ class RunbookTest {
                 boolean job = inBackground && words[0].equals("walmigrate") || words[0].equals("touch") || words[0].equals("wait");
                 if (inBackground && words[0].equals("walmigrate")) {
                     assertTrue(Arrays.asList(args).contains("--follow"), runbook + ": only a follow runs in the background: " + line);
-                    jobs.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                        StringWriter o = new StringWriter();
-                        StringWriter e = new StringWriter();
+                    StringWriter o = new StringWriter();
+                    StringWriter e = new StringWriter();
+                    java.util.concurrent.CompletableFuture<String[]> running = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                         int c = Cli.run(new WalMigrate(), new PrintWriter(o), new PrintWriter(e), args);
                         return new String[] {Integer.toString(c), o.toString() + e};
-                    }));
-                    Thread.sleep(1500); // its copy done, following
+                    });
+                    jobs.add(running);
+                    // Its copy done, following: the line it prints then.
+                    dev.walkit.testdata.Await.until(runbook + ": the background follow to begin (\"walmigrate: following \")",
+                            () -> e.toString().contains("walmigrate: following ") || running.isDone(), () -> o.toString() + e);
                 } else if (words[0].equals("touch")) {
                     Files.createFile(Path.of(args[0]));
                 } else if (words[0].equals("wait")) {
                     assertTrue(!jobs.isEmpty(), runbook + ": wait without a background follow");
-                    String[] r = jobs.remove(jobs.size() - 1).get(120, java.util.concurrent.TimeUnit.SECONDS);
+                    String[] r = jobs.remove(jobs.size() - 1).get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
                     code[0] = Integer.parseInt(r[0]);
                     out.write(r[1]);
                 } else if (inBackground) {

@@ -29,7 +29,7 @@ import java.util.stream.Collectors;
 public final class EtcdCluster implements AutoCloseable {
     private final List<Process> members = new ArrayList<>();
     private final List<String> clientUrls = new ArrayList<>();
-    private static final long START_NANOS = 60_000_000_000L;
+    private static final long START_NANOS = Await.DEADLINE.toNanos();
     private static final int LOG_LINES = 30;
     private static final Random RANDOM = new Random();
     private static final Set<Integer> GIVEN = new HashSet<>();
@@ -138,20 +138,22 @@ public final class EtcdCluster implements AutoCloseable {
                 + last + ")\n" + logs(dir));
     }
 
-    /** With TLS and client certificates the health endpoint needs a client certificate: wait for the port instead. */
+    /**
+     * With TLS and client certificates the health endpoint needs a client certificate: wait for the member's log to say
+     * it serves clients (etcd 3.4: "serving client traffic securely", after its leader is elected).
+     */
     private void waitListening(int i, int port, Path dir) throws Exception {
+        Path log = dir.resolve("etcd-m" + i + ".log");
         long deadline = System.nanoTime() + START_NANOS;
         while (System.nanoTime() < deadline) {
             checkAlive(dir);
-            try {
+            if (Await.read(log).contains("serving client traffic")) {
                 new Socket(InetAddress.getLoopbackAddress(), port).close();
-                Thread.sleep(500); // listening; give the member a moment to elect itself
                 return;
-            } catch (IOException e) {
-                Thread.sleep(100);
             }
+            Thread.sleep(20);
         }
-        throw new IllegalStateException("etcd m" + i + " did not listen on " + port + " in " + START_NANOS / 1_000_000_000L + " s\n" + logs(dir));
+        throw new IllegalStateException("etcd m" + i + " did not serve clients on " + port + " in " + START_NANOS / 1_000_000_000L + " s\n" + logs(dir));
     }
 
     private void checkAlive(Path dir) {

@@ -39,7 +39,7 @@ public final class KineServer implements AutoCloseable {
         Process p = new ProcessBuilder(binary().toString(), "--listen-address", "tcp://" + ep, "--endpoint",
                 "sqlite://" + stateDb + "?_journal=WAL&cache=shared").redirectErrorStream(true).redirectOutput(log.toFile()).start();
         KineServer k = new KineServer(p, ep);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long deadline = System.nanoTime() + Await.DEADLINE.toNanos();
         for (;;) {
             try {
                 Etcdctl.run(ep, null, "get", "/registry/health");

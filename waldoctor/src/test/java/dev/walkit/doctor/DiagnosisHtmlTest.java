@@ -162,7 +162,7 @@ class DiagnosisHtmlTest {
     private String exec(List<String> cmd) throws Exception {
         Path out = Files.createTempFile(dir, "chromium", ".out");
         Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "chromium did not end");
+        assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS), "chromium did not end");
         assertEquals(0, p.exitValue(), String.join(" ", cmd));
         return Files.readString(out);
     }

@@ -1,6 +1,7 @@
 package dev.walkit.doctor;
 
 import dev.walkit.format.Fixtures;
+import dev.walkit.testdata.Await;
 import org.junit.jupiter.api.Test;
 
 import java.io.OutputStream;
@@ -50,7 +51,21 @@ class PtyTest {
                 return captured.toString(StandardCharsets.UTF_8);
             }
         }
+
+        /** Waits until {@code wanted} is on the screen at or after {@code from}; returns where it ends. */
+        int await(String what, String wanted, int from) {
+            return dev.walkit.testdata.Await.until(what + " (\"" + wanted + "\" on the terminal)", () -> {
+                int i = text().indexOf(wanted, from);
+                return i < 0 ? null : i + wanted.length();
+            }, () -> tail(text()).replace("\u001b", "ESC"));
+        }
     }
+
+    /**
+     * The line reader waits for a line: jline turns bracketed paste on as each readLine begins (the prompt itself is
+     * drawn for a terminal of 0 columns here, cut to "&gt;…").
+     */
+    private static final String READING = "\u001b[?2004h";
 
     private static String tail(String s) {
         return s.substring(Math.max(0, s.length() - 1500));
@@ -79,27 +94,28 @@ class PtyTest {
         Process p = new ProcessBuilder("/usr/bin/script", "-qfec", cmd, "/dev/null").redirectErrorStream(true).start();
         Reader r = new Reader(p.getInputStream());
         try (OutputStream in = p.getOutputStream()) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!r.text().contains("'help' lists commands") && System.nanoTime() < deadline) Thread.sleep(50);
-            Thread.sleep(500);
-            // Every live key with its value's summary: megabytes. Not read, the output fills the terminal's
-            // buffers and the command waits on them, still running, when Ctrl-C comes.
-            r.held = true;
+            r.await("the prompt", READING, 0);
+            // Every live key with its value's summary: megabytes. Once its first lines are out, the reader is held: the
+            // output fills the terminal's buffers and the command waits on them, still running, when Ctrl-C comes.
+            int at = r.text().length();
             type(in, "range /registry/ --limit 0\r");
-            Thread.sleep(1500);
+            r.await("the range's first keys", "\n/registry/", at);
+            r.held = true;
             type(in, "\u0003");
-            Thread.sleep(500);
+            Thread.sleep(500); // the reader still held while the JVM takes the signal: the range cannot have run to its end
             r.held = false;
+            int ctrlC = r.await("the range interrupted", "^C: interrupted", at);
             type(in, "stats\r");
-            Thread.sleep(1500);
+            int stats = r.await("the stats after the interrupt", "transactions", ctrlC);
+            r.await("the prompt after stats", READING, stats);
             // Tab on thousands of events: only what every key there shares is inserted (pod-), not pod-0.… of the first 500.
+            // The line reader takes the keys in order: Tab's completion is made before Enter is read.
             type(in, "get /registry/events/default/\t");
-            Thread.sleep(800);
             type(in, "\r");
-            Thread.sleep(800);
+            r.await("the get's answer", "key not found", stats);
             in.write(4); // Ctrl-D
             in.flush();
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the shell exits on Ctrl-D: " + r.text());
+            assertTrue(p.waitFor(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS), "the shell exits on Ctrl-D: " + tail(r.text()));
             assertEquals(0, p.exitValue(), () -> "exit " + p.exitValue() + ": " + tail(r.text()));
         } finally {
             p.destroyForcibly();
@@ -123,36 +139,22 @@ class PtyTest {
         String cmd = "exec " + java + " -cp " + System.getProperty("java.class.path") + " " + WalDoctor.class.getName() + " shell "
                 + Fixtures.path("vectors/small/wal");
         Process p = new ProcessBuilder("/usr/bin/script", "-qfec", cmd, "/dev/null").redirectErrorStream(true).start();
-        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-        Thread reader = new Thread(() -> {
-            try {
-                p.getInputStream().transferTo(captured);
-            } catch (java.io.IOException e) {
-                // the stream closes when the process ends
-            }
-        });
-        reader.start();
+        Reader r = new Reader(p.getInputStream());
         try (OutputStream in = p.getOutputStream()) {
-            Thread.sleep(2500);
-            in.write("range /registry/le\t --keys-only --limit 1\r".getBytes(StandardCharsets.UTF_8));
-            in.flush();
-            Thread.sleep(500);
-            in.write("get /registry/configmaps/ns0/cm-0\r".getBytes(StandardCharsets.UTF_8));
-            in.flush();
-            Thread.sleep(500);
+            int prompt = r.await("the prompt", READING, 0);
+            type(in, "range /registry/le\t --keys-only --limit 1\r");
+            int range = r.await("the range's key", "/registry/leases/kube-node-lease/", prompt);
+            r.await("the prompt after the range", READING, range);
+            type(in, "get /registry/configmaps/ns0/cm-0\r");
+            r.await("the get's answer", "mod_revision: 203", range);
             in.write(4); // Ctrl-D
             in.flush();
-            assertTrue(p.waitFor(20, TimeUnit.SECONDS), "the shell exits on Ctrl-D");
-        } catch (java.io.IOException e) {
-            // the process ended early: its output says why
+            assertTrue(p.waitFor(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS), "the shell exits on Ctrl-D");
         } finally {
             p.destroyForcibly();
-            reader.join(5000);
+            r.join(5000);
         }
-        String out;
-        synchronized (captured) {
-            out = captured.toString(StandardCharsets.UTF_8);
-        }
+        String out = r.text();
         assertTrue(out.contains("waldoctor shell: "), out);
         assertTrue(out.contains("/registry/leases/kube-node-lease/"), "Tab completed the segment: " + out);
         assertTrue(out.contains("mod_revision: 203"), out);

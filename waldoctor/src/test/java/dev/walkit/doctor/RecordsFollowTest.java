@@ -32,15 +32,20 @@ class RecordsFollowTest {
             for (int r = 1; r <= 5; r++) out.write(put(r));
             out.flush();
             before = wal.toFile().length();
-            CompletableFuture<WalDoctorTest.Run> run = CompletableFuture.supplyAsync(() ->
-                    WalDoctorTest.run("records", wal.toString(), "--follow", "--idle-exit", "1"));
-            Thread.sleep(400);
+            java.io.StringWriter printed = new java.io.StringWriter();
+            CompletableFuture<WalDoctorTest.Run> run = CompletableFuture.supplyAsync(() -> {
+                java.io.StringWriter err = new java.io.StringWriter();
+                int code = WalDoctor.run(new java.io.PrintWriter(printed), new java.io.PrintWriter(err), "records", wal.toString(), "--follow", "--idle-exit", "3");
+                return new WalDoctorTest.Run(code, printed.toString(), err.toString());
+            });
+            // Its first line says from which offset it follows: the records written after it are the ones listed.
+            dev.walkit.testdata.Await.until("records --follow to begin (\"(following \")", () -> printed.toString().contains("(following ") || run.isDone(),
+                    printed::toString);
             for (int r = 6; r <= 8; r++) {
                 out.write(put(r));
                 out.flush();
-                Thread.sleep(50);
             }
-            WalDoctorTest.Run r = run.get(20, TimeUnit.SECONDS);
+            WalDoctorTest.Run r = run.get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
             assertEquals(0, r.exit(), r.err());
             String[] lines = r.out().strip().split("\n");
             assertEquals("(following " + wal + " from offset " + before + "; ^C to stop)", lines[0]);

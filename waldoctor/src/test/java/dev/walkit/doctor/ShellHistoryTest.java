@@ -48,4 +48,11 @@ class ShellHistoryTest {
         assertNull(p.file());
         assertEquals("the shell's history is not kept: " + home + "/.local/state/walkit/waldoctor_history: Not a directory", p.problem());
     }
+
+    @Test
+    void theSuitesShellsKeepTheirHistoryUnderTheBuildDirectoryNotTheUsersHome() {
+        Path history = ShellHistory.path(System.getenv());
+        Path root = Path.of(System.getProperty("walkit.root", "")).toAbsolutePath().normalize();
+        assertTrue(history.toAbsolutePath().normalize().startsWith(root), "a test's shell writes its history to " + history + ", outside " + root);
+    }
 }

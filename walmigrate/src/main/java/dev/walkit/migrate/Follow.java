@@ -53,6 +53,8 @@ final class Follow {
     private final MigrateOptions o;
     private final Until until;
     private final PrintWriter progress;
+    /** Where the one line that says the follow has begun goes (stderr, terminal or not). */
+    private final PrintWriter notice;
     private final BooleanSupplier signalled;
     private final byte[] markerKey;
     private KV kv;
@@ -72,9 +74,10 @@ final class Follow {
     private long[] lagNanos = new long[1024];
     private int lags;
 
-    Follow(MigrateOptions o, Until until, PrintWriter progress, BooleanSupplier signalled) {
+    Follow(MigrateOptions o, Until until, PrintWriter notice, PrintWriter progress, BooleanSupplier signalled) {
         this.o = o;
         this.until = until;
+        this.notice = notice;
         this.progress = progress;
         this.signalled = signalled;
         this.markerKey = until.markerKey().getBytes(StandardCharsets.UTF_8);
@@ -207,6 +210,7 @@ final class Follow {
     private Cut follow(ChangeFeed feed, long from, Applier a) throws Exception {
         long applied = from;
         long limit = until.revision() > 0 ? until.revision() : Long.MAX_VALUE;
+        boolean announced = false;
         String why = null;
         while (why == null) {
             if (applied >= limit) {
@@ -217,7 +221,12 @@ final class Follow {
                 why = "a signal";
             }
             if (why != null) break;
-            for (SourceTxn t : feed.poll(POLL_MILLIS, limit)) applied = apply(feed, t, applied, a);
+            List<SourceTxn> polled = feed.poll(POLL_MILLIS, limit);
+            if (!announced) { // the source answered from where the follow stands: it is on
+                announced = true;
+                announce(feed, from);
+            }
+            for (SourceTxn t : polled) applied = apply(feed, t, applied, a);
             showProgress(applied, feed.head());
         }
         long cutStart = System.nanoTime();
@@ -404,6 +413,20 @@ final class Follow {
                 .Then(Op.delete(mk, DeleteOption.DEFAULT), Op.delete(ByteSequence.from((until.markerKey() + "/").getBytes(StandardCharsets.UTF_8)),
                         DeleteOption.builder().isPrefix(true).build()))
                 .commit().get(60, TimeUnit.SECONDS);
+    }
+
+    /**
+     * The line that says the copy is done and the follow has begun: what an operator (and a runbook, and a test) waits
+     * for before cutting over.
+     */
+    private void announce(ChangeFeed feed, long from) {
+        if (notice == null) return;
+        List<String> ends = new ArrayList<>();
+        if (until.cutoverFile() != null) ends.add("when " + until.cutoverFile() + " appears");
+        if (until.revision() > 0) ends.add("at revision " + until.revision());
+        ends.add("on SIGINT or SIGTERM");
+        notice.println("walmigrate: following " + feed.describe() + " after revision " + from + "; the cut-over comes " + String.join(", ", ends));
+        notice.flush();
     }
 
     private long lastShown;

@@ -473,7 +473,7 @@ public final class WalMigrate implements Callable<Integer> {
     private static int follow(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f,
                               dev.walkit.cli.StopOnSignal stop) {
         try (EarlyClient target = EarlyClient.connect(o); ChangeFeed feed = open.open()) {
-            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), Cli.stderrIsTerminal() ? err : null, stop::stopped)
+            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), err, Cli.stderrIsTerminal() ? err : null, stop::stopped)
                     .run(feed, target);
             MigrationReport c = r.copy();
             ExitCode code = r.stopped() != null || !c.errors().isEmpty() || !c.tooLarge().isEmpty() ? ExitCode.FAILED
@@ -508,7 +508,7 @@ public final class WalMigrate implements Callable<Integer> {
                                      Path dir, dev.walkit.cli.StopOnSignal stop) {
         try (ChangeFeed feed = open.open()) {
             Follow.Stager stager = wal ? copy -> OfflineWal.stage(copy, dir, o.leaseTtl(), true) : copy -> OfflineKine.stage(copy, dir, o.leaseTtl(), true);
-            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), Cli.stderrIsTerminal() ? err : null, stop::stopped)
+            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), err, Cli.stderrIsTerminal() ? err : null, stop::stopped)
                     .runOffline(feed, stager, java.time.Instant.now());
             ExitCode code = r.stopped() != null ? ExitCode.FAILED : ExitCode.OK;
             Output.follow(out, writeOut.format(), feed.describe(), dir.resolve(wal ? Wal.WAL_FILE : OfflineKine.FILE).toString(), r, code);

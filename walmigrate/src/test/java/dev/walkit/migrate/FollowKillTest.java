@@ -2,6 +2,7 @@ package dev.walkit.migrate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.walkit.testdata.Await;
 import dev.walkit.testdata.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -55,21 +56,35 @@ class FollowKillTest {
         return new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(out.resolveSibling(out.getFileName() + ".err").toFile()).start();
     }
 
-    /** Every event under {@code prefix} from {@code from} on, until none comes for 400 ms. */
+    /**
+     * Every event under {@code prefix} from {@code from} on, up to now: a last key put under the prefix marks the end, and
+     * the watch is read until it brings that key (left out of the list).
+     */
     private static List<WatchEvent> history(Client c, String prefix, long from) throws Exception {
+        String end = prefix + "~history-end-" + System.nanoTime();
+        c.getKVClient().put(bs(end), bs("")).get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
         List<WatchEvent> events = new CopyOnWriteArrayList<>();
-        Watch.Watcher w = c.getWatchClient().watch(bs(prefix), WatchOption.builder().isPrefix(true).withRevision(from).build(),
-                r -> events.addAll(r.getEvents()));
-        try {
-            int seen = -1;
-            while (events.size() != seen) {
-                seen = events.size();
-                Thread.sleep(400);
+        AtomicBoolean reached = new AtomicBoolean();
+        Watch.Watcher w = c.getWatchClient().watch(bs(prefix), WatchOption.builder().isPrefix(true).withRevision(from).build(), r -> {
+            for (WatchEvent e : r.getEvents()) {
+                if (e.getKeyValue().getKey().toString(StandardCharsets.UTF_8).equals(end)) reached.set(true);
+                else if (!reached.get()) events.add(e);
             }
+        });
+        try {
+            Await.until("the watch of " + prefix + " from revision " + from + " to reach " + end, reached::get, () -> events.size() + " events so far");
         } finally {
             w.close();
         }
         return events;
+    }
+
+    /** The revision of the follow's marker in the target, once its copy is done (phase FOLLOW); else -1. */
+    private static long followedTo(Client t, String marker) throws Exception {
+        List<io.etcd.jetcd.KeyValue> kvs = t.getKVClient().get(bs(marker)).get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS).getKvs();
+        if (kvs.isEmpty()) return -1;
+        FollowMarker m = FollowMarker.decode(kvs.get(0).getValue().getBytes());
+        return m != null && m.phase() == FollowMarker.Phase.FOLLOW ? m.revision() : -1;
     }
 
     @Test
@@ -110,17 +125,34 @@ class FollowKillTest {
                 Path cut = dir.resolve("cutover-" + trial);
                 List<String> args = List.of("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(), "--prefix", prefix,
                         "--marker", marker, "--follow", "--cutover", cut.toString(), "-w", "json");
-                Process first = start(args, dir.resolve("first-" + trial));
-                Thread.sleep(300 + rnd.nextInt(2700)); // in the JVM's start, the copy, or the follow
+                Path firstOut = dir.resolve("first-" + trial);
+                Process first = start(args, firstOut);
+                // The kill comes in the copy (its marker there, phase COPY) or in the follow (its line printed), a random
+                // moment after the state it waits for, whatever the machine's speed.
+                boolean inCopy = rnd.nextInt(10) < 3;
+                if (inCopy) {
+                    Await.until("trial " + trial + ": the first run's copy to begin (its marker in the target)",
+                            () -> !t.getKVClient().get(bs(marker)).get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS).getKvs().isEmpty() || !first.isAlive(),
+                            () -> Await.read(firstOut.resolveSibling(firstOut.getFileName() + ".err")));
+                } else {
+                    Await.contains("trial " + trial + ": the first run's follow to begin", firstOut.resolveSibling(firstOut.getFileName() + ".err"),
+                            "walmigrate: following ", first);
+                }
+                long pause = rnd.nextInt(inCopy ? 200 : 1000);
+                if (pause > 0) first.waitFor(pause, TimeUnit.MILLISECONDS); // a random moment past that state (it runs meanwhile)
                 first.destroyForcibly().waitFor();
                 boolean marked = !t.getKVClient().get(bs(marker)).get().getKvs().isEmpty();
                 Path out = dir.resolve("second-" + trial);
                 Process second = start(args, out);
-                Thread.sleep(1500);
+                Await.contains("trial " + trial + ": the resumed follow to begin", out.resolveSibling(out.getFileName() + ".err"), "walmigrate: following ", second);
+                // It follows the writes: the target's marker passes a source revision written after it began.
+                long written = kv.put(bs(prefix + "resumed"), bs("at-" + trial)).get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS).getHeader().getRevision();
+                Await.until("trial " + trial + ": the resumed follow to apply revision " + written, () -> followedTo(t, marker) >= written,
+                        () -> "marker at " + Await.now(() -> followedTo(t, marker)) + "; " + Await.read(out.resolveSibling(out.getFileName() + ".err")));
                 writing.set(false);
                 writer.join();
                 Files.createFile(cut);
-                assertTrue(second.waitFor(120, TimeUnit.SECONDS), "the resumed run ends at the cut-over");
+                assertTrue(second.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS), "the resumed run ends at the cut-over");
                 String err = Files.readString(out.resolveSibling(out.getFileName() + ".err"));
                 assertEquals(0, second.exitValue(), Files.readString(out) + err);
                 JsonNode j = new ObjectMapper().readTree(Files.readString(out));
@@ -130,6 +162,7 @@ class FollowKillTest {
                     resumedAt.add(j.get("resumed").asText());
                 }
                 assertEquals(served(s, prefix, false), served(t, prefix, false), "trial " + trial);
+                assertEquals(0, t.getKVClient().get(bs(marker), GetOption.builder().isPrefix(true).build()).get().getCount(), "marker removed");
 
                 // Every source revision after the copy's, applied once, in order: the marker's history in the target.
                 List<Long> applied = new ArrayList<>();
@@ -162,7 +195,6 @@ class FollowKillTest {
                     String v = e.getKeyValue().getValue().toString(StandardCharsets.UTF_8);
                     assertTrue(!v.equals(lastPut.put(k, v)), "trial " + trial + ": " + k + " = " + v + " written twice");
                 }
-                assertEquals(0, t.getKVClient().get(bs(marker), GetOption.builder().isPrefix(true).build()).get().getCount(), "marker removed");
             }
             assertTrue(resumedAt.size() >= TRIALS / 2, "most kills came after the marker: " + resumedAt);
             System.out.println("FollowKillTest: resumed " + resumedAt);
@@ -176,14 +208,16 @@ class FollowKillTest {
             for (int i = 0; i < 20; i++) s.getKVClient().put(bs("/t/k-" + i), bs("v")).get();
             Path out = dir.resolve("follow");
             Process p = start(List.of("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(), "--prefix", "/t/", "--follow"), out);
-            Thread.sleep(3000); // copied, following
+            Await.contains("the follow to begin", out.resolveSibling(out.getFileName() + ".err"), "walmigrate: following ", p);
             dst.kill(0); // the target is gone: the cut-over's check cannot reach it
             p.destroy(); // SIGTERM: the cut-over
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS));
             String err = Files.readString(out.resolveSibling(out.getFileName() + ".err"));
             assertEquals(5, p.exitValue(), "the failure's exit code (the target), not 70: " + err);
-            assertEquals(1, err.lines().filter(l -> !l.isBlank()).count(), err);
-            assertTrue(err.startsWith("walmigrate: "), err);
+            List<String> lines = err.lines().filter(l -> !l.isBlank()).toList();
+            assertEquals(2, lines.size(), "the follow's line, then the failure's one line: " + err);
+            assertTrue(lines.get(0).startsWith("walmigrate: following "), err);
+            assertTrue(lines.get(1).startsWith("walmigrate: ") && !lines.get(1).startsWith("walmigrate: following "), err);
         }
     }
 }

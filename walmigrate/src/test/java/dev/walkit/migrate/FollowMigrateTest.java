@@ -2,6 +2,7 @@ package dev.walkit.migrate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.walkit.testdata.Await;
 import dev.walkit.testdata.EtcdCluster;
 import dev.walkit.testdata.KineServer;
 import dev.walkit.testdata.LiveWal;
@@ -19,6 +20,7 @@ import io.etcd.jetcd.options.PutOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,26 +60,39 @@ class FollowMigrateTest {
      */
     static Map<String, String> served(Client c, String prefix, boolean kineLeases) throws Exception {
         Map<String, String> m = new TreeMap<>();
-        for (KeyValue kv : c.getKVClient().get(bs(prefix), GetOption.builder().isPrefix(true).build()).get(30, TimeUnit.SECONDS).getKvs()) {
+        for (KeyValue kv : c.getKVClient().get(bs(prefix), GetOption.builder().isPrefix(true).build()).get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS).getKvs()) {
             long ttl = kv.getLease() == 0 ? 0 : kineLeases ? kv.getLease()
-                    : c.getLeaseClient().timeToLive(kv.getLease(), LeaseOption.DEFAULT).get(30, TimeUnit.SECONDS).getGrantedTTL();
+                    : c.getLeaseClient().timeToLive(kv.getLease(), LeaseOption.DEFAULT).get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS).getGrantedTTL();
             m.put(dev.walkit.cli.KeyText.quote(kv.getKey().getBytes()), dev.walkit.cli.KeyText.quote(kv.getValue().getBytes()) + " ttl=" + ttl);
         }
         return m;
     }
 
+    /** A follow running in this JVM: its end, and its stderr as it is printed. */
+    record Following(CompletableFuture<WalMigrateTest.Run> run, StringWriter err) {
+        /** Waits until the copy is done and the follow has begun (its line on stderr); fails at once if it ended. */
+        Following started() {
+            Await.until("the follow to begin (\"walmigrate: following \" on its stderr)", () -> {
+                if (err.toString().contains("walmigrate: following ")) return true;
+                if (run.isDone()) throw new AssertionError("the follow ended before it began: " + run.join().out() + run.join().err());
+                return false;
+            }, err::toString);
+            return this;
+        }
+
+        WalMigrateTest.Run get(long timeout, TimeUnit unit) throws Exception {
+            return run.get(timeout, unit);
+        }
+    }
+
     /** The follow, run in this JVM as the command line runs it, until {@code cutover} appears. */
-    static CompletableFuture<WalMigrateTest.Run> follow(String... args) {
-        return CompletableFuture.supplyAsync(() -> WalMigrateTest.run(args));
+    static Following follow(String... args) {
+        StringWriter err = new StringWriter();
+        return new Following(CompletableFuture.supplyAsync(() -> WalMigrateTest.run(new StringWriter(), err, args)), err);
     }
 
     static JsonNode json(WalMigrateTest.Run r) throws Exception {
         return new ObjectMapper().readTree(r.out());
-    }
-
-    /** Waits until the follow has applied at least {@code n} transactions' worth of time: the copy done and the watch on. */
-    static void settle() throws InterruptedException {
-        Thread.sleep(1500);
     }
 
     @Test
@@ -90,9 +105,9 @@ class FollowMigrateTest {
             for (int i = 0; i < 5; i++) kv.put(bs("/registry/events/ns/e-" + i), bs("ev-" + i), PutOption.builder().withLeaseId(events).build()).get();
             kv.put(bs("/other/not-migrated"), bs("x")).get();
             Path cut = dir.resolve("cutover");
-            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
+            Following run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
                     "--prefix", "/registry/", "--follow", "--cutover", cut.toString(), "-w", "json");
-            settle();
+            run.started();
             Random rnd = new Random(7);
             long revoked = s.getLeaseClient().grant(600).get().getID();
             for (int i = 0; i < 4; i++) kv.put(bs("/registry/leases/ns/l-" + i), bs("hb"), PutOption.builder().withLeaseId(revoked).build()).get();
@@ -129,9 +144,9 @@ class FollowMigrateTest {
      * The cut-over: the file created, the follow's end awaited; it must end at exit 0, the target equal to the source,
      * no conflict, after more than {@code minTransactions} transactions followed.
      */
-    static JsonNode cutOver(Path cut, CompletableFuture<WalMigrateTest.Run> run, long minTransactions) throws Exception {
+    static JsonNode cutOver(Path cut, Following run, long minTransactions) throws Exception {
         Files.createFile(cut);
-        WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+        WalMigrateTest.Run r = run.get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
         assertEquals(0, r.exit(), r.out() + r.err());
         JsonNode j = json(r);
         assertTrue(j.get("transactions").asLong() > minTransactions, r.out());
@@ -145,11 +160,11 @@ class FollowMigrateTest {
         Op op = value == null ? Op.delete(bs(key), DeleteOption.DEFAULT)
                 : Op.put(bs(key), bs(value), lease == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(lease).build());
         return kv.txn().If(new Cmp(bs(key), Cmp.Op.EQUAL, CmpTarget.modRevision(mod))).Then(op).Else(Op.get(bs(key), GetOption.DEFAULT))
-                .commit().get(30, TimeUnit.SECONDS).isSucceeded();
+                .commit().get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS).isSucceeded();
     }
 
     static long mod(KV kv, String key) throws Exception {
-        List<KeyValue> kvs = kv.get(bs(key)).get(30, TimeUnit.SECONDS).getKvs();
+        List<KeyValue> kvs = kv.get(bs(key)).get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS).getKvs();
         return kvs.isEmpty() ? 0 : kvs.get(0).getModRevision();
     }
 
@@ -166,9 +181,9 @@ class FollowMigrateTest {
             long longTtl = k.getLeaseClient().grant(1200).get().getID();
             for (int i = 0; i < 3; i++) assertTrue(kineTxn(kv, "/registry/events/ns/gone-" + i, 0, "expires", shortTtl));
             Path cut = dir.resolve("cutover");
-            CompletableFuture<WalMigrateTest.Run> run = follow("kine", "--sqlite", db.toString(), "--endpoints", dst.endpoints(),
+            Following run = follow("kine", "--sqlite", db.toString(), "--endpoints", dst.endpoints(),
                     "--follow", "--cutover", cut.toString(), "-w", "json");
-            settle();
+            run.started();
             Random rnd = new Random(11);
             for (int n = 0; n < 240; n++) {
                 String key = "/registry/configmaps/ns/cm-" + rnd.nextInt(260);
@@ -183,9 +198,8 @@ class FollowMigrateTest {
                 if (n == 30) for (int i = 0; i < 2; i++) kineTxn(kv, "/registry/events/ns/short-" + i, 0, "expires", shortTtl);
             }
             // kine expires the short-lived keys by writing delete rows: followed as deletes.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (served(k, "/registry/events/", true).size() > 0 && System.nanoTime() < deadline) Thread.sleep(200);
-            assertEquals(Map.of(), served(k, "/registry/events/", true), "kine expired its short leases' keys");
+            Await.until("kine to expire its short leases' keys", () -> served(k, "/registry/events/", true).isEmpty(),
+                    () -> Await.now(() -> served(k, "/registry/events/", true)));
             Map<String, String> before = served(k, "/registry/", true);
             cutOver(cut, run, 150);
             assertEquals(before, served(t, "/registry/", false), "what kine serves at the cut-over: keys, values, leases' TTLs");
@@ -199,9 +213,9 @@ class FollowMigrateTest {
             for (int i = 0; i < 200; i++) wal.put("/registry/configmaps/ns/cm-" + i, "v0-" + i, 0);
             for (int i = 0; i < 4; i++) wal.put("/registry/leases/ns/n-" + i, "hb", 77);
             Path cut = dir.resolve("cutover");
-            CompletableFuture<WalMigrateTest.Run> run = follow("wal", "--wal", wal.path().toString(), "--endpoints", dst.endpoints(),
+            Following run = follow("wal", "--wal", wal.path().toString(), "--endpoints", dst.endpoints(),
                     "--lease-ttl", "900", "--follow", "--cutover", cut.toString(), "-w", "json");
-            settle();
+            run.started();
             Random rnd = new Random(3);
             for (int n = 0; n < 300; n++) {
                 String key = "/registry/configmaps/ns/cm-" + rnd.nextInt(260);
@@ -238,10 +252,10 @@ class FollowMigrateTest {
             for (int i = 0; i < 50; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0")).get();
             long at = kv.get(bs("/registry/configmaps/ns/cm-0")).get().getHeader().getRevision();
             long until = at + 40;
-            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
+            Following run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
                     "--prefix", "/registry/", "--follow", "--until-revision", Long.toString(until));
             for (int n = 0; n < 100; n++) kv.put(bs("/registry/configmaps/ns/cm-" + (n % 60)), bs("v" + n)).get();
-            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            WalMigrateTest.Run r = run.get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
             // Whether the copy came before --until-revision or after it (the source already past it: the copy is then of
             // the state there), the target ends at that revision.
             assertEquals(0, r.exit(), r.out() + r.err());
@@ -294,9 +308,9 @@ class FollowMigrateTest {
             long lease = s.getLeaseClient().grant(900).get().getID();
             for (int i = 0; i < 60; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0-" + i)).get();
             Path cut = dir.resolve("cutover");
-            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), flag, out.toString(),
+            Following run = follow("etcd", "--source-endpoints", src.endpoints(), flag, out.toString(),
                     "--prefix", "/registry/", "--follow", "--cutover", cut.toString());
-            settle();
+            run.started();
             for (int n = 0; n < 120; n++) {
                 int i = n % 70;
                 switch (n % 3) {
@@ -309,7 +323,7 @@ class FollowMigrateTest {
             kv.put(bs("/registry/configmaps/ns/cm-6"), bs("made again")).get(); // deleted above, created again
             assertTrue(!Files.exists(out.resolve(published)), "nothing is published before the cut-over");
             Files.createFile(cut);
-            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            WalMigrateTest.Run r = run.get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
             assertEquals(0, r.exit(), r.out() + r.err());
             assertTrue(r.out().contains("target equal to the source"), r.out());
             assertTrue(r.out().contains("; published"), r.out());
@@ -401,14 +415,14 @@ class FollowMigrateTest {
             for (int i = 0; i < 10; i++) kv.put(bs("/reg/cm-" + i), bs("v0")).get();
             kv.put(raw, bs("v0")).get();
             Path cut = dir.resolve("cutover");
-            CompletableFuture<WalMigrateTest.Run> run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
+            Following run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
                     "--prefix", "/reg/", "--follow", "--cutover", cut.toString(), "-w", "json");
-            settle();
+            run.started();
             t.getKVClient().put(raw, bs("theirs")).get(); // someone else writes to the target during the follow
             kv.txn().Then(Op.put(raw, bs("v1"), PutOption.DEFAULT), Op.put(bs("/reg/cm-1"), bs("v1"), PutOption.DEFAULT)).commit().get();
             kv.put(bs("/reg/cm-2"), bs("v1")).get();
             Files.createFile(cut);
-            WalMigrateTest.Run r = run.get(120, TimeUnit.SECONDS);
+            WalMigrateTest.Run r = run.get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
             assertEquals(1, r.exit(), "conflicts: exit 1: " + r.out() + r.err());
             JsonNode j = json(r);
             assertEquals(1, j.get("follow_conflicts").asLong(), r.out());
@@ -458,11 +472,10 @@ class FollowMigrateTest {
             for (int i = 0; i < 50; i++) wal.put("/registry/configmaps/ns/cm-" + i, "v0", 0);
             Path out = dir.resolve("follow.json");
             Process p = FollowKillTest.start(List.of("wal", "--wal", wal.path().toString(), "--out-wal", store.toString(), "--follow", "-w", "json"), out);
-            Thread.sleep(3000); // the JVM up, the copy made
+            Await.contains("the follow to begin", dir.resolve("follow.json.err"), "walmigrate: following ", p);
             wal.txn(List.of(LiveWal.Op.put("/registry/configmaps/ns/cm-1", "v1", 0), LiveWal.Op.delete("/registry/configmaps/ns/cm-2")));
-            Thread.sleep(1000);
-            p.destroy(); // SIGTERM
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            p.destroy(); // SIGTERM: the cut-over reads the source to its end first
+            assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS));
             assertEquals(0, p.exitValue(), Files.readString(out) + Files.readString(dir.resolve("follow.json.err")));
             JsonNode j = new ObjectMapper().readTree(Files.readString(out));
             assertEquals("a signal", j.get("cutover_why").asText(), j.toString());

@@ -63,8 +63,11 @@ class WalMigrateTest {
     }
 
     static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
+        return run(new StringWriter(), new StringWriter(), args);
+    }
+
+    /** As {@link #run(String...)}, its output in {@code out} and {@code err} as it is printed (another thread may watch them). */
+    static Run run(StringWriter out, StringWriter err, String... args) {
         int code = Cli.run(new WalMigrate(), new PrintWriter(out), new PrintWriter(err), args);
         return new Run(code, out.toString(), err.toString());
     }
@@ -77,7 +80,7 @@ class WalMigrateTest {
     static Map<String, KeyValue> target(String endpoints, String prefix) throws Exception {
         try (Client c = Client.builder().endpoints(endpoints.split(",")).build()) {
             List<KeyValue> kvs = c.getKVClient().get(ByteSequence.from(prefix, StandardCharsets.UTF_8),
-                    GetOption.builder().isPrefix(true).build()).get(30, TimeUnit.SECONDS).getKvs();
+                    GetOption.builder().isPrefix(true).build()).get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS).getKvs();
             Map<String, KeyValue> out = new TreeMap<>();
             for (KeyValue kv : kvs) out.put(kv.getKey().toString(StandardCharsets.UTF_8), kv);
             return out;
@@ -189,7 +192,7 @@ class WalMigrateTest {
                 db.toString(), "--endpoints", etcd.endpoints(), "--prefix", p, "--batch", "16", "--concurrency", "2")
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         // Kill it once some keys are in.
-        long deadline = System.nanoTime() + 60_000_000_000L;
+        long deadline = System.nanoTime() + dev.walkit.testdata.Await.DEADLINE.toNanos();
         while (System.nanoTime() < deadline && proc.isAlive() && target(etcd.endpoints(), p).size() < 200) Thread.sleep(50);
         proc.destroyForcibly().waitFor();
         int partial = target(etcd.endpoints(), p).size();
@@ -381,7 +384,7 @@ class WalMigrateTest {
             AtomicInteger seenAtKill = new AtomicInteger(-1);
             Thread killer = new Thread(() -> {
                 try {
-                    long deadline = System.nanoTime() + 30_000_000_000L;
+                    long deadline = System.nanoTime() + dev.walkit.testdata.Await.DEADLINE.toNanos();
                     int seen = 0;
                     while (System.nanoTime() < deadline && (seen = target(three.endpoints(), "/c").size()) < 100) Thread.sleep(20);
                     three.kill(2);

@@ -81,7 +81,7 @@ class KillTest {
             Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), WalRecover.class.getName(),
                     "--out", out.toString(), input.toString()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             // Wait until the temp file is there and growing, then SIGTERM, as Ctrl-C or timeout(1) would.
-            long deadline = System.nanoTime() + 30_000_000_000L;
+            long deadline = System.nanoTime() + dev.walkit.testdata.Await.DEADLINE.toNanos();
             boolean seen = false;
             while (!seen && p.isAlive() && System.nanoTime() < deadline) {
                 try (var s = Files.list(out)) {
@@ -94,7 +94,7 @@ class KillTest {
                 continue; // finished first: try again
             }
             p.destroy(); // SIGTERM
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS));
             stoppedWhileWriting++;
             try (var s = Files.list(out)) {
                 List<String> names = s.map(x -> x.getFileName().toString()).toList();

@@ -45,7 +45,7 @@ class RerunAfterCrashTest {
                 "-e", "trace=unlink", "-e", "inject=unlink:signal=KILL"));
         cmd.addAll(WalRecoverTest.process(in, d, false));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("killed.log").toFile()).start();
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS));
         assertTrue(p.exitValue() != 0, "killed: " + Files.readString(dir.resolve("killed.log")));
         assertTrue(names(d).containsAll(List.of(".walkit.switch", "leases.json", "wal")), names(d).toString());
         byte[] wal = Files.readAllBytes(d.resolve("wal"));

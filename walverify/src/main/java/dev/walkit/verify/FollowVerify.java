@@ -32,6 +32,10 @@ final class FollowVerify {
     /** What it tells besides damage and findings: a file replaced or cut (one line each). */
     interface Notes {
         void note(String line);
+
+        /** Once, when the file as it stood at the start has been read: the follow is on (a runbook, or a test, waits for it). */
+        default void started(String line) {
+        }
     }
 
     static VerifyReport run(Path input, Verifier.Listener l, long idleExitNanos, long tornAfterNanos, BooleanSupplier stop, Notes notes)
@@ -42,9 +46,15 @@ final class FollowVerify {
         try (WalFollower f = new WalFollower(walPath, ReaderOptions.defaults(), listener,
                 (p, why, rev) -> notes.note(p + ": " + why + "; following the new file past revision " + rev), tornAfterNanos)) {
             long lastGrowth = System.nanoTime();
+            boolean started = false;
             while (!stop.getAsBoolean()) {
                 long now = System.nanoTime();
                 if (f.poll(now) > 0) lastGrowth = now;
+                if (!started) {
+                    started = true;
+                    notes.started("walverify: following " + walPath + " (" + String.format("%,d", f.bytes())
+                            + " bytes read); SIGINT or SIGTERM ends it with the report");
+                }
                 told[0] = tell(f.replayer().findings(), told[0], l);
                 if (idleExitNanos > 0 && now - lastGrowth >= idleExitNanos) break;
                 Thread.sleep(POLL_MILLIS);

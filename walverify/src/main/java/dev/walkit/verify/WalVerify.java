@@ -192,10 +192,20 @@ public final class WalVerify implements Callable<Integer> {
         };
         try (dev.walkit.cli.StopOnSignal signal = new dev.walkit.cli.StopOnSignal("walverify-follow")) {
             try {
-                VerifyReport r = FollowVerify.run(path, lines, (long) (idleExit * 1e9), (long) (tornAfter * 1e9), signal::stopped, line -> {
-                    if (!quiet && !jsonl && format == OutputFormat.SIMPLE) {
-                        out.println(line);
-                        out.flush();
+                VerifyReport r = FollowVerify.run(path, lines, (long) (idleExit * 1e9), (long) (tornAfter * 1e9), signal::stopped, new FollowVerify.Notes() {
+                    @Override
+                    public void note(String line) {
+                        if (!quiet && !jsonl && format == OutputFormat.SIMPLE) {
+                            out.println(line);
+                            out.flush();
+                        }
+                    }
+
+                    @Override
+                    public void started(String line) {
+                        if (quiet) return;
+                        err.println(line);
+                        err.flush();
                     }
                 });
                 ExitCode code = exitCode(r);

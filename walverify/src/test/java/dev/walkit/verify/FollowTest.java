@@ -4,10 +4,13 @@ import dev.walkit.format.KeyValue;
 import dev.walkit.format.RecordEncoder;
 import dev.walkit.format.WalWriter;
 import dev.walkit.format.replay.SnapshotPrefixWriter;
+import dev.walkit.testdata.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.FileOutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,15 +44,41 @@ class FollowTest {
         }
     }
 
-    CompletableFuture<WalVerifyTest.Run> follow(Path wal, String... more) {
+    /** A follow running in this JVM: its end, and its stderr as it is printed. */
+    record Following(CompletableFuture<WalVerifyTest.Run> run, StringWriter err) {
+        /** Waits until the follow has read the file as it stood (its line on stderr); fails at once if it ended. */
+        Following started() {
+            Await.until("walverify --follow to begin (\"walverify: following \" on its stderr)", () -> {
+                if (err.toString().contains("walverify: following ")) return true;
+                if (run.isDone()) throw new AssertionError("the follow ended before it began: " + run.join().out() + run.join().err());
+                return false;
+            }, err::toString);
+            return this;
+        }
+
+        WalVerifyTest.Run get() throws Exception {
+            return run.get(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * {@code walverify --follow} in this JVM. It ends when the file has not grown for 3 s; a record stays "in progress"
+     * for 10 s before it is torn: a busy machine's pauses between two writes stay well under both.
+     */
+    Following follow(Path wal, String... more) {
         String[] args = new String[more.length + 5];
         args[0] = "--follow";
         args[1] = "--idle-exit";
-        args[2] = "1.5";
+        args[2] = "3";
         System.arraycopy(more, 0, args, 3, more.length);
-        args[more.length + 3] = "--torn-after=1";
+        args[more.length + 3] = "--torn-after=10";
         args[more.length + 4] = wal.toString();
-        return CompletableFuture.supplyAsync(() -> WalVerifyTest.run(args));
+        StringWriter err = new StringWriter();
+        return new Following(CompletableFuture.supplyAsync(() -> {
+            StringWriter out = new StringWriter();
+            int code = dev.walkit.cli.Cli.run(new WalVerify(), new PrintWriter(out), new PrintWriter(err), args);
+            return new WalVerifyTest.Run(code, out.toString(), err.toString());
+        }), err);
     }
 
     @Test
@@ -58,11 +87,10 @@ class FollowTest {
         long damagedAt;
         try (FileOutputStream out = new FileOutputStream(wal.toFile())) {
             append(out, 1, 30, 0);
-            CompletableFuture<WalVerifyTest.Run> run = follow(wal);
-            Thread.sleep(300);
+            Following run = follow(wal).started();
             append(out, 31, 60, 5);
             byte[] half = put(61);
-            out.write(half, 0, half.length / 2); // a record in progress for 600 ms: less than --torn-after
+            out.write(half, 0, half.length / 2); // a record in progress for 600 ms and more: well under --torn-after
             out.flush();
             Thread.sleep(600);
             out.write(half, half.length / 2, half.length - half.length / 2);
@@ -73,7 +101,7 @@ class FollowTest {
             out.write(bad);
             out.flush();
             append(out, 63, 80, 5);
-            WalVerifyTest.Run r = run.get(30, TimeUnit.SECONDS);
+            WalVerifyTest.Run r = run.get();
             assertEquals(3, r.exit(), r.out() + r.err());
             String firstLine = r.out().lines().findFirst().orElse("");
             assertTrue(firstLine.startsWith("crc-mismatch at offset " + String.format("%,d", damagedAt)), "told as found, before the report:\n" + r.out());
@@ -88,8 +116,7 @@ class FollowTest {
         try (FileOutputStream out = new FileOutputStream(wal.toFile())) {
             append(out, 1, 40, 0);
         }
-        CompletableFuture<WalVerifyTest.Run> run = follow(wal);
-        Thread.sleep(400);
+        Following run = follow(wal).started(); // revisions 1..40 read from the old file
         // The compaction: the live keys at revision 40 as a snapshot prefix, then what follows, renamed over the log.
         Path next = dir.resolve("wal.compact");
         try (WalWriter w = WalWriter.create(next)) {
@@ -106,11 +133,10 @@ class FollowTest {
             w.sync();
         }
         Files.move(next, wal, StandardCopyOption.ATOMIC_MOVE);
-        Thread.sleep(300);
         try (FileOutputStream out = new FileOutputStream(wal.toFile(), true)) {
             append(out, 51, 60, 5);
         }
-        WalVerifyTest.Run r = run.get(30, TimeUnit.SECONDS);
+        WalVerifyTest.Run r = run.get();
         assertEquals(0, r.exit(), r.out() + r.err());
         assertTrue(r.out().contains(": replaced by another file (a compaction's rename); following the new file past revision "), r.out());
         assertTrue(r.out().contains("revisions 1..60"), r.out());
@@ -124,9 +150,9 @@ class FollowTest {
         }
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp", System.getProperty("java.class.path"),
                 "dev.walkit.verify.WalVerify", "--follow", wal.toString()).redirectErrorStream(true).redirectOutput(dir.resolve("out").toFile()).start();
-        Thread.sleep(2500);
+        Await.contains("the follow to begin", dir.resolve("out"), "walverify: following ", p);
         p.destroy(); // SIGTERM
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS));
         String out = Files.readString(dir.resolve("out"));
         assertEquals(0, p.exitValue(), out);
         assertTrue(out.contains("records 10, transactions 10, revisions 1..10") && out.contains("verdict: healthy (exit 0)"), out);

@@ -84,16 +84,16 @@ class KineSalvageTest {
         if (shell == null || !Files.isExecutable(Path.of(shell))) return -1;
         Path sql = db.resolveSibling("recover.sql");
         Process p = new ProcessBuilder(shell, db.toString(), ".recover").redirectOutput(sql.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS));
         Path out = db.resolveSibling("recovered.db");
         Process load = new ProcessBuilder(shell, out.toString()).redirectInput(sql.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        assertTrue(load.waitFor(60, TimeUnit.SECONDS));
+        assertTrue(load.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS));
         long n = 0;
         for (String table : new String[] {"kine", "lost_and_found"}) {
             Process q = new ProcessBuilder(shell, out.toString(), "SELECT count(*) FROM " + table).redirectErrorStream(true).start();
             String text = new String(q.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-            q.waitFor(60, TimeUnit.SECONDS);
+            q.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
             if (text.matches("\\d+")) n += Long.parseLong(text);
         }
         return n;

@@ -66,7 +66,7 @@ class UnreadablePathTest {
         c.addAll(List.of(args));
         Process p = new ProcessBuilder(c).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assumeTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assumeTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS));
         return new Run(p.exitValue(), err);
     }
 

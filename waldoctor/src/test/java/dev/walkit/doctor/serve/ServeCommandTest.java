@@ -52,7 +52,7 @@ class ServeCommandTest {
         cmd.addAll(List.of(args));
         Path err = Files.createTempFile(dir, "serve", ".err");
         Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long deadline = System.nanoTime() + dev.walkit.testdata.Await.DEADLINE.toNanos();
         while (System.nanoTime() < deadline) {
             String text = Files.readString(err);
             Matcher m = Pattern.compile("read-only at https?://(127\\.0\\.0\\.1:\\d+)").matcher(text);
@@ -87,7 +87,7 @@ class ServeCommandTest {
         } finally {
             r.process().destroy(); // SIGTERM
         }
-        assertTrue(r.process().waitFor(30, TimeUnit.SECONDS), "stopped on SIGTERM");
+        assertTrue(r.process().waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS), "stopped on SIGTERM");
         String err = Files.readString(r.err());
         assertTrue(err.lines().anyMatch(l -> l.matches("waldoctor serve: stopped after \\d+ request\\(s\\)")), err);
         assertFalse(err.contains("Exception"), err);
@@ -125,7 +125,7 @@ class ServeCommandTest {
             assertEquals(1000, status.get(0).get("Status").get("raftIndex").asLong());
         } finally {
             r.process().destroy();
-            r.process().waitFor(30, TimeUnit.SECONDS);
+            r.process().waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
     }
 
@@ -146,11 +146,11 @@ class ServeCommandTest {
                     "--dial-timeout=2s", "--command-timeout=3s", "get", "/registry/", "--prefix").redirectErrorStream(true).start();
             p.getOutputStream().close();
             String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS));
             assertTrue(p.exitValue() != 0 && !out.contains("/registry/configmaps"), out);
         } finally {
             r.process().destroy();
-            r.process().waitFor(30, TimeUnit.SECONDS);
+            r.process().waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
     }
 

@@ -64,7 +64,7 @@ class ServeTest {
         if (stdin != null) p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "etcdctl " + args[0] + " did not end");
+        assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS), "etcdctl " + args[0] + " did not end");
         return new Out(p.exitValue(), out, Files.readString(errFile));
     }
 
@@ -355,7 +355,7 @@ class ServeTest {
             }
         });
         reader.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long deadline = System.nanoTime() + dev.walkit.testdata.Await.DEADLINE.toNanos();
         int quiet = 0;
         int lastLength = -1;
         while (System.nanoTime() < deadline) {
@@ -372,7 +372,7 @@ class ServeTest {
         Thread.sleep(300);
         assertTrue(p.isAlive(), "the watch stream stays open after the history");
         p.destroy();
-        p.waitFor(10, TimeUnit.SECONDS);
+        p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
         reader.join(10_000);
         synchronized (out) {
             return out.toString();
