@@ -11,7 +11,7 @@ public enum ExitCode {
     /** waldoctor's one-shot commands and piped shell: a key, revision or lease was not found. */
     NOT_FOUND(1, "waldoctor get/history/…: not found (unknown key, revision or lease)"),
     USAGE(2, "usage error"),
-    DAMAGE(3, "damage beyond the tail, or a rule of the format broken; walrecover: the policy refused"),
+    DAMAGE(3, "damage beyond the tail, or a rule of the format broken; walrecover: the policy refused; walmigrate: a damaged source refused (or its --policy refused)"),
     UNREADABLE(4, "input unreadable or not a WAL; or an output that could not be written (a full disk, a closed pipe, no permission)"),
     /** walmigrate: some keys could not be written (too large for any request; the target refused, kept failing or did not answer). */
     FAILED(5, "walmigrate: some keys could not be written (too large for a request; the target refused, kept failing or did not answer)"),

@@ -6,6 +6,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -13,7 +14,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  * The layers import downwards only (docs/architecture.md): the codec and the reader (dev.walkit.format), transaction
  * grouping, the two-core scan and the assessment (group, scan, assess), the other
  * stores' own formats (bbolt, sqlite), the replay and its policies, the one account, the stores read into the engine
- * (etcd, kine, store), the tools' common CLI, the tools; and no two tools know each other. Writing an output
+ * (etcd, kine, store), the pass over a store (pass: the one entry point every tool reads a store through), the tools'
+ * common CLI, the tools; and no two tools know each other. Writing an output
  * (output) stands apart. A class that imports upwards, or a cycle between packages, fails here.
  */
 class ArchitectureTest {
@@ -36,19 +38,39 @@ class ArchitectureTest {
                 .layer("replay").definedBy("dev.walkit.format.replay..", "dev.walkit.format.policy..")
                 .layer("account").definedBy("dev.walkit.format.account..")
                 .layer("stores").definedBy("dev.walkit.format.etcd..", "dev.walkit.format.kine..", "dev.walkit.format.store..")
+                .layer("pass").definedBy("dev.walkit.format.pass..")
                 .layer("output").definedBy("dev.walkit.format.output..")
                 .layer("cli").definedBy("dev.walkit.cli..")
                 .layer("tools").definedBy("dev.walkit.verify..", "dev.walkit.doctor..", "dev.walkit.recover..", "dev.walkit.migrate..")
                 .whereLayer("tools").mayNotBeAccessedByAnyLayer()
                 .whereLayer("cli").mayOnlyBeAccessedByLayers("tools")
                 .whereLayer("output").mayOnlyBeAccessedByLayers("cli", "tools")
-                .whereLayer("stores").mayOnlyBeAccessedByLayers("cli", "tools")
-                .whereLayer("account").mayOnlyBeAccessedByLayers("stores", "cli", "tools")
-                .whereLayer("replay").mayOnlyBeAccessedByLayers("account", "stores", "cli", "tools")
-                .whereLayer("other formats").mayOnlyBeAccessedByLayers("stores", "cli", "tools")
-                .whereLayer("grouping, scan, assessment").mayOnlyBeAccessedByLayers("replay", "account", "stores", "cli", "tools")
-                .whereLayer("codec and reader").mayOnlyBeAccessedByLayers("grouping, scan, assessment", "replay", "account", "stores", "cli", "tools")
+                .whereLayer("pass").mayOnlyBeAccessedByLayers("cli", "tools")
+                .whereLayer("stores").mayOnlyBeAccessedByLayers("pass", "cli", "tools")
+                .whereLayer("account").mayOnlyBeAccessedByLayers("stores", "pass", "cli", "tools")
+                .whereLayer("replay").mayOnlyBeAccessedByLayers("account", "stores", "pass", "cli", "tools")
+                .whereLayer("other formats").mayOnlyBeAccessedByLayers("stores", "pass", "cli", "tools")
+                .whereLayer("grouping, scan, assessment").mayOnlyBeAccessedByLayers("replay", "account", "stores", "pass", "cli", "tools")
+                .whereLayer("codec and reader").mayOnlyBeAccessedByLayers("grouping, scan, assessment", "replay", "account", "stores", "pass", "cli", "tools")
                 .check(classes);
+    }
+
+    /**
+     * Which store a path is, and whether it may be used, is the pass's to say (docs/architecture.md, "The pass"): no
+     * tool sniffs a store itself (dev.walkit.format.store) nor reads one through the verification engine's parts.
+     */
+    @Test
+    void noToolSniffsAStoreItself() {
+        noClasses().that().resideInAnyPackage("dev.walkit.verify..", "dev.walkit.doctor..", "dev.walkit.recover..", "dev.walkit.migrate..", "dev.walkit.cli..")
+                .should().dependOnClassesThat().resideInAPackage("dev.walkit.format.store..")
+                .because("a path's store is sniffed once, by Pass.input")
+                .check(classes);
+    }
+
+    /** No two packages of any module import each other, directly or round about (doctor and doctor.serve did). */
+    @Test
+    void noPackageCycleAnywhere() {
+        slices().matching("dev.walkit.(**)").should().beFreeOfCycles().check(classes);
     }
 
     @Test

@@ -37,8 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * One account of a store, whichever tool or view shows it (issue 29): walverify at every level, waldoctor diagnose,
  * the shell's banner and {@code stats}, walrecover's dry run and its run give the same spans, findings, verdict,
  * counts, revisions, compact revision and affected keys, on every log of the corpus ({@link ToolsAgreeTest#logs}),
- * on an etcd db and on kine dbs (healthy and damaged). The account is made once by the engine; a tool that counted
- * again fails here.
+ * on an etcd db and on kine dbs (healthy and damaged); serve's {@code walkit/account} says the same, and walmigrate's
+ * dry run decides as the verdict does. The account is made once by the engine; a tool that counted again fails here.
  */
 class OneAccountTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -133,6 +133,47 @@ class OneAccountTest {
         assertTrue(shell.contains("verdict: " + semantic.get("verdict").asText() + "\n"), where);
     }
 
+    /** serve's {@code walkit/account} key of {@code store} (the account as the endpoint serves it), or null when serve adds none. */
+    static JsonNode served(Path store) throws IOException {
+        try (LogIndex x = LogIndex.load(store, null)) {
+            dev.walkit.doctor.ServedHistory h = new dev.walkit.doctor.ServedHistory(x, 0);
+            dev.walkit.doctor.serve.EtcdEndpoint.overlayDamage(h);
+            List<dev.walkit.format.KeyValue> kvs = new ArrayList<>();
+            h.range("walkit/account".getBytes(java.nio.charset.StandardCharsets.UTF_8), null, h.latest(), 1, true, kvs::add);
+            return kvs.isEmpty() ? null : JSON.readTree(kvs.get(0).value());
+        }
+    }
+
+    /**
+     * walmigrate's dry run of {@code store} decides as walverify's verdict does (its exit code {@code verified}): a healthy
+     * store is copied (0), a torn tail leaves out only what the store drops (1), damage is refused (3); what it would
+     * copy is the live keys walverify counts.
+     */
+    static void migrates(Path store, JsonNode semantic, int verified) {
+        String kind = semantic.get("store").asText();
+        String[] args = switch (kind) {
+            case "kine" -> new String[] {"kine", "--sqlite", store.toString(), "--dry-run", "-w", "json"};
+            case "etcd-db" -> new String[] {"etcd-db", "--db", store.toString(), "--dry-run", "-w", "json"};
+            default -> new String[] {"wal", "--wal", store.toString(), "--dry-run", "-w", "json"};
+        };
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = Cli.run(new dev.walkit.migrate.WalMigrate(), new PrintWriter(out), new PrintWriter(err), args);
+        if (verified == 4) return; // what the pass cannot read at all is the source's error, as every tool says it
+        assertEquals(verified, exit, "walmigrate's gate is walverify's verdict (" + semantic.get("verdict") + "): " + err);
+        if (exit == 3) {
+            assertEquals("", out.toString(), "a refused source: no report of a copy");
+            assertEquals(1, err.toString().strip().lines().count(), err.toString());
+            return;
+        }
+        try {
+            JsonNode m = JSON.readTree(out.toString());
+            assertEquals(semantic.get("live_keys").asLong(), m.get("source_keys").asLong(), "walmigrate copies the live keys walverify counts");
+        } catch (IOException e) {
+            throw new AssertionError(out.toString(), e);
+        }
+    }
+
     /** Every view of one store, one account. */
     void oneAccount(String name, Path store, boolean wal) throws IOException {
         String p = store.toString();
@@ -156,6 +197,16 @@ class OneAccountTest {
         assertEquals(s.get("verdict"), diagnose.json().get("verdict"), "verdict");
         assertEquals(semantic.exit(), diagnose.exit(), "exit code");
         shellSays(shell(store), s);
+        JsonNode served = served(store);
+        assertEquals(s.get("verdict").asText().equals("healthy"), served == null, "serve adds walkit/account when the store is not healthy");
+        if (served != null) {
+            assertEquals(s.get("verdict"), served.get("verdict"), "verdict: walverify vs serve's walkit/account");
+            assertEquals(facts(s, true), facts(served, true), "walverify vs serve");
+            assertEquals(damage(s), damage(served), "damage: walverify vs serve");
+            assertEquals(replay(s), replay(served), "revisions and affected keys: walverify vs serve");
+            assertEquals(s.get("dropped_transactions"), served.get("dropped_transactions"), "drops: walverify vs serve");
+        }
+        migrates(store, s, semantic.exit());
         if (!wal) return;
         Out dry = json("walrecover", "--dry-run", "-w", "json", "--out", dir.resolve("dry").toString(), p);
         assertEquals(facts(s, true), facts(dry.json().get("input"), true), "walverify vs walrecover --dry-run: the input");

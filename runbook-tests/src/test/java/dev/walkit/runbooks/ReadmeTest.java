@@ -74,4 +74,19 @@ class ReadmeTest {
         assertTrue(n >= 1);
         assertFalse(readme.contains("\npid)."), "a stray fragment");
     }
+
+    /** The README's exit-code table is cli-common's one table (ExitCode), row for row: the code a tool returns is the one it shows. */
+    @Test
+    void theExitCodeTableIsExitCodesOwn() throws Exception {
+        List<String> lines = Files.readAllLines(ROOT.resolve("README.md"));
+        int at = lines.indexOf("## Exit codes (one table for the four tools)");
+        assertTrue(at >= 0, "the README has its exit-code table");
+        List<String> shown = new ArrayList<>();
+        for (int i = at + 1; i < lines.size() && !lines.get(i).startsWith("## "); i++) {
+            if (lines.get(i).matches("\\| \\d+ \\|.*")) shown.add(lines.get(i));
+        }
+        List<String> want = new ArrayList<>();
+        dev.walkit.cli.ExitCode.helpLines().forEach((code, meaning) -> want.add("| " + code.trim() + " | " + meaning.replace("|", "\\|") + " |"));
+        assertEquals(String.join("\n", want), String.join("\n", shown));
+    }
 }

@@ -139,8 +139,13 @@ public final class RecordView implements ReadResult {
 
     /** A copy of this record's fields that outlives the view. */
     public KeyValue toKeyValue() {
+        return toKeyValue(true);
+    }
+
+    /** The record's fields as values; without {@code value} its value is left out (empty, not copied: a keys-only read). */
+    public KeyValue toKeyValue(boolean value) {
         KvFields f = fields();
-        return new KeyValue(flags(), f.key(buf), f.createRevision(), f.modRevision(), f.version(), f.value(buf), f.lease());
+        return new KeyValue(flags(), f.key(buf), f.createRevision(), f.modRevision(), f.version(), value ? f.value(buf) : new byte[0], f.lease());
     }
 
     @Override

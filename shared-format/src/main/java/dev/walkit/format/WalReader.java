@@ -32,6 +32,9 @@ public final class WalReader implements Closeable {
     private final ReaderOptions options;
     private final RecordView view = new RecordView();
     private final KvDecoder decoder = new KvDecoder();
+    /** Decodes a damaged record's kv_bytes for the revision it claims (its mod_rev_offset out of range). */
+    private final KvDecoder claimDecoder = new KvDecoder();
+    private final KvFields claimFields = new KvFields();
     private final CRC32C crc = new CRC32C();
     private final Resync resync;
     /** Both buggy ranges: what resync also accepts until the first record validates. */
@@ -220,14 +223,19 @@ public final class WalReader implements Closeable {
         String headerDetail = HeaderCheck.describe(check, buf, idx, remaining, options.maxRecLen());
         long claimedRevision = -1;
         boolean claimedTxnCont = false;
-        if (check == HeaderCheck.OK || check == HeaderCheck.RESERVED_FLAGS) {
+        if (check == HeaderCheck.OK || check == HeaderCheck.RESERVED_FLAGS || check == HeaderCheck.OFFSETS_OUT_OF_RANGE) {
+            // The claim of a record whose frame may be exact, whichever header field is off: its flags' TXN_CONT, and its
+            // revision where mod_rev_offset points, else (that offset itself damaged) the mod_revision its kv_bytes decode to.
             int recLen = buf.getInt(idx + RecordLayout.REC_LEN_OFFSET);
             int modRevOffset = buf.getShort(idx + RecordLayout.MOD_REV_OFFSET_OFFSET) & 0xFFFF;
-            if (recLen > 0 && modRevOffset >= 1 && modRevOffset < recLen && RecordLayout.recordLength(recLen) <= remaining
-                    && file.fitsWindow((int) RecordLayout.recordLength(recLen))) {
+            if (recLen > 0 && RecordLayout.recordLength(recLen) <= remaining && file.fitsWindow((int) RecordLayout.recordLength(recLen))) {
                 buf = file.bufferAt(start, (int) RecordLayout.recordLength(recLen));
                 idx = file.indexIn(start);
-                claimedRevision = view.wrap(buf, idx, start).revision();
+                if (modRevOffset >= 1 && modRevOffset < recLen) {
+                    claimedRevision = view.wrap(buf, idx, start).revision();
+                } else if (claimDecoder.decode(buf, idx + RecordLayout.HEADER_LENGTH, recLen, claimFields) && claimFields.modRevision() > 0) {
+                    claimedRevision = claimFields.modRevision();
+                }
                 claimedTxnCont = Flags.isTxnCont(buf.get(idx));
             }
         }

@@ -1,6 +1,5 @@
 package dev.walkit.doctor;
 
-import dev.walkit.format.store.StoreFile;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -27,7 +26,7 @@ final class FileSha256 {
         FileSha256 f = new FileSha256();
         Thread t = new Thread(() -> {
             try {
-                f.result.complete(of(StoreFile.resolve(path).file()));
+                f.result.complete(of(dev.walkit.format.pass.Pass.input(path).file()));
             } catch (IOException | RuntimeException e) {
                 f.result.complete("unreadable (" + e.getMessage() + ")");
             }

@@ -15,7 +15,6 @@ import dev.walkit.format.bbolt.BoltDamage;
 import dev.walkit.format.bbolt.BoltMeta;
 import dev.walkit.format.etcd.EtcdDb;
 import dev.walkit.format.etcd.EtcdDbWal;
-import dev.walkit.format.store.StoreFile;
 import dev.walkit.format.kine.KineCheck;
 import dev.walkit.format.kine.KineDb;
 import dev.walkit.format.kine.KineHistoryWal;
@@ -164,14 +163,14 @@ public final class LogIndex implements Closeable {
         Store store = source.store() != null ? source.store() : Store.wal(source.file(), file.size(), this.format.label());
         Account a = listener.account(store, state, file.size(), WalKeys.of(file, this.format));
         if (leftoverCompaction != null) {
-            a = a.withFinding(new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, leftoverCompaction + " exists: a compaction did not finish"), file.size());
+            a = a.withFinding(dev.walkit.format.pass.Pass.leftoverFinding(leftoverCompaction), file.size());
         }
         this.account = a;
     }
 
     /** Loads {@code path} (a WAL file or data directory); {@code progress} sees the offset now and then, or is null. */
     public static LogIndex load(Path path, LongConsumer progress) throws IOException {
-        StoreFile store = StoreFile.resolve(path);
+        dev.walkit.format.pass.Pass.Input store = dev.walkit.format.pass.Pass.input(path);
         if (store.kind() == Store.Kind.ETCD_DB) return loadEtcdDb(store.file(), progress);
         if (store.kind() == Store.Kind.KINE) return loadKine(store.file(), progress);
         Path wal = store.file();
@@ -187,6 +186,11 @@ public final class LogIndex implements Closeable {
     /** The v2 record at {@code offset}, decoded (null when it is not one). */
     public KeyValue recordAt(long offset) {
         return WalKeys.recordAt(file, offset);
+    }
+
+    /** As {@link #recordAt(long)}; without {@code value} the value is not copied (a keys-only answer). */
+    public KeyValue recordAt(long offset, boolean value) {
+        return WalKeys.recordAt(file, offset, value);
     }
 
     /**

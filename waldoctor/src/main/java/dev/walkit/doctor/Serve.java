@@ -95,7 +95,7 @@ final class Serve implements Callable<Integer> {
             err.printf("waldoctor serve: %s (%s; revisions %d..%d served%s; %s) read-only at %s%n", path, AccountText.kind(a),
                     history.compactRevision() + (history.compactRevision() > 0 ? 0 : 1), history.latest(),
                     history.compactRevision() > 0 ? ", compacted at " + history.compactRevision() : "",
-                    a.healthy() ? "healthy" : "DAMAGED: " + AccountText.damageSummary(a) + "; see walkit/damage/", endpoint.url());
+                    verdictLine(a), endpoint.url());
             err.flush();
             Thread stop = new Thread(() -> {
                 endpoint.close();
@@ -133,5 +133,14 @@ final class Serve implements Callable<Integer> {
         if (port < 0 || port > 65535) throw new IllegalArgumentException("not a port: " + port);
         InetAddress a = host.isEmpty() ? InetAddress.getLoopbackAddress() : InetAddress.getByName(host);
         return new InetSocketAddress(a, port);
+    }
+
+    /** The start line's word on the store: its verdict, as every view says it (a torn tail is not damage beyond it). */
+    static String verdictLine(Account a) {
+        return switch (a.verdict()) {
+            case HEALTHY -> "healthy";
+            case TORN_TAIL -> "a torn tail, served without it: " + AccountText.damageSummary(a) + "; see walkit/damage/";
+            case DAMAGED, RULES_BROKEN -> "DAMAGED: " + AccountText.damageSummary(a) + "; see walkit/damage/";
+        };
     }
 }

@@ -4,6 +4,7 @@ import dev.walkit.format.KeyValue;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.account.Store;
 import dev.walkit.format.replay.KeyState;
+import dev.walkit.doctor.serve.History;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,22 +22,7 @@ import java.util.TreeMap;
  * <p>Revisions: {@link #latest()} is the served view's revision (the last applied, or the one pinned); a revision
  * below {@link #compactRevision()} is compacted, one above {@link #latest()} is in the future, as etcd says.
  */
-public final class ServedHistory {
-    /** A key's state in a range answer: its fields, its value not read when only keys were asked for. */
-    public interface Visitor {
-        /** Returns false to stop. */
-        boolean visit(KeyValue kv);
-    }
-
-    /** One event of the history: a PUT or DELETE (kv, as the log wrote it) and the key's state before it, or null. */
-    public interface EventVisitor {
-        /** Returns false to stop. */
-        boolean event(KeyValue kv, KeyValue prev);
-    }
-
-    /** A lease: its ID, the TTL it was granted, and the keys live on it at the served revision. */
-    public record Lease(long id, long grantedTtl, List<byte[]> keys) {
-    }
+public final class ServedHistory implements History {
 
     private final LogIndex index;
     private final long latest;
@@ -61,6 +47,7 @@ public final class ServedHistory {
      * Adds a key served beside the store's, at the served revision (what serve says of the damage): under
      * {@code walkit/}, seen by requests whose key starts there.
      */
+    @Override
     public void overlay(byte[] key, byte[] value) {
         overlay.put(key, KeyValue.put(key, latest, latest, 1, value, 0));
     }
@@ -69,14 +56,22 @@ public final class ServedHistory {
         return index;
     }
 
+    @Override
+    public dev.walkit.format.account.Account account() {
+        return index.account();
+    }
+
+    @Override
     public long latest() {
         return latest;
     }
 
+    @Override
     public long compactRevision() {
         return compact;
     }
 
+    @Override
     public Store store() {
         return index.account().store();
     }
@@ -86,7 +81,8 @@ public final class ServedHistory {
      * empty: every key from {@code key} on), and returns how many are live there. {@code materialize} is how many
      * to read and hand to {@code v} (0: count only); the count goes on past them.
      */
-    public long range(byte[] key, byte[] end, long rev, long materialize, Visitor v) {
+    @Override
+    public long range(byte[] key, byte[] end, long rev, long materialize, boolean values, Visitor v) {
         long count = 0;
         List<KeyValue> extra = overlayIn(key, end, rev);
         int e = 0;
@@ -97,7 +93,7 @@ public final class ServedHistory {
                 int id = index.appliedAt(s, rev);
                 if (id >= 0 && !index.applied().isDelete(id)) {
                     count++;
-                    if (materialize > 0) v.visit(at(s, id));
+                    if (materialize > 0) v.visit(at(s, id, values));
                 }
             }
             if (count == 0 && !extra.isEmpty()) {
@@ -121,7 +117,7 @@ public final class ServedHistory {
                 e++;
             }
             count++;
-            if (more && handed < materialize) more = v.visit(at(s, id)) && ++handed < materialize;
+            if (more && handed < materialize) more = v.visit(at(s, id, values)) && ++handed < materialize;
         }
         for (; e < extra.size(); e++) {
             count++;
@@ -149,6 +145,7 @@ public final class ServedHistory {
      * each with the key's state before it; returns the revision after the last visited (where to go on), or
      * {@code to + 1} when all were. Keys outside {@code [key, end)} (end as in {@link #range}) are skipped.
      */
+    @Override
     public long events(long from, long to, byte[] key, byte[] end, EventVisitor v) {
         AppliedRecords applied = index.applied();
         long top = Math.min(to, latest);
@@ -199,6 +196,7 @@ public final class ServedHistory {
     }
 
     /** The leases at the served view: the store's own (an etcd db's lease bucket, with TTLs), else one per lease ID of a live key. */
+    @Override
     public Map<Long, Lease> leases() {
         Map<Long, Lease> m = leases;
         if (m != null) return m;
@@ -231,7 +229,12 @@ public final class ServedHistory {
 
     /** The applied record {@code id} (of key state {@code s}) as it holds: the record as written (v2), or with the fields v1 derives. */
     private KeyValue at(LogIndex.HistoryState s, int id) {
-        if (v2) return index.recordAt(index.applied().offset(id));
+        return at(s, id, true);
+    }
+
+    /** The applied record {@code id} of key {@code s}; without {@code values} its value is not copied (keys only). */
+    private KeyValue at(LogIndex.HistoryState s, int id, boolean values) {
+        if (v2) return index.recordAt(index.applied().offset(id), values);
         LogIndex.History h = index.history(s);
         long off = index.applied().offset(id);
         for (int i = 0; i < h.size; i++) {

@@ -82,7 +82,7 @@ public final class WalDoctor implements Callable<Integer> {
     static LogIndex load(Path path, PrintWriter err, boolean progress) throws IOException {
         err.flush();
         // The bar counts the WAL's bytes; another store's history is read into its WAL form first (no bar for it).
-        dev.walkit.format.store.StoreFile store = dev.walkit.format.store.StoreFile.resolve(path);
+        dev.walkit.format.pass.Pass.Input store = dev.walkit.format.pass.Pass.input(path);
         long size = store.kind() == dev.walkit.format.account.Store.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
         try (dev.walkit.cli.Progress bar = dev.walkit.cli.Progress.of("loading", size, progress)) {
             return LogIndex.load(path, bar);

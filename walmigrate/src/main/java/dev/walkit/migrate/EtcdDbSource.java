@@ -3,7 +3,6 @@ package dev.walkit.migrate;
 import dev.walkit.format.Wal;
 import dev.walkit.format.etcd.EtcdDb;
 import dev.walkit.format.etcd.EtcdDbWal;
-import dev.walkit.format.store.StoreFile;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,7 +29,7 @@ public final class EtcdDbSource implements KeySource {
     }
 
     public static EtcdDbSource open(Path path) throws IOException {
-        StoreFile store = StoreFile.resolve(path);
+        dev.walkit.format.pass.Pass.Input store = dev.walkit.format.pass.Pass.input(path);
         if (store.kind() != dev.walkit.format.account.Store.Kind.ETCD_DB) throw new IOException(path + ": not an etcd db (no bbolt meta page at its start)");
         Path tmp = Files.createTempDirectory("walkit-etcd-db-");
         Path walFile = tmp.resolve(Wal.WAL_FILE);

@@ -24,6 +24,11 @@ public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
     @Override
     void close() throws java.io.IOException;
 
+    /** What walmigrate's gate said of the source when it was opened (the pass's verdict): healthy unless told otherwise. */
+    default SourceGate.Said gate() {
+        return SourceGate.Said.HEALTHY;
+    }
+
     /** The keys {@code keys} gives, as a source of {@code revision} with a WAL's lease IDs (held in memory: nothing to close). */
     static KeySource of(String describe, long revision, java.util.Iterator<SourceKey> keys) {
         return new KeySource() {
@@ -54,6 +59,51 @@ public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
 
             @Override
             public void close() {
+            }
+        };
+    }
+
+    /** {@code in}, as walmigrate's gate let it through ({@code said}); closing it closes {@code in}. */
+    static KeySource gated(KeySource in, SourceGate.Said said) {
+        return new KeySource() {
+            @Override
+            public boolean hasNext() {
+                return in.hasNext();
+            }
+
+            @Override
+            public SourceKey next() {
+                return in.next();
+            }
+
+            @Override
+            public String describe() {
+                return in.describe();
+            }
+
+            @Override
+            public long revision() {
+                return in.revision();
+            }
+
+            @Override
+            public boolean leaseIsTtl() {
+                return in.leaseIsTtl();
+            }
+
+            @Override
+            public long ttlOf(long lease, long fallback) {
+                return in.ttlOf(lease, fallback);
+            }
+
+            @Override
+            public SourceGate.Said gate() {
+                return said;
+            }
+
+            @Override
+            public void close() throws java.io.IOException {
+                in.close();
             }
         };
     }

@@ -44,11 +44,9 @@ final class KineFeed implements ChangeFeed {
         this.after = live.prepareStatement(AFTER);
     }
 
-    /** Checks {@code stateDb} on a private copy (a damaged database is refused), then opens it read-only to follow. */
+    /** Judges {@code stateDb} by the pass (on a private copy: a damaged database is refused, exit 3), then opens it read-only to follow. */
     static KineFeed open(Path stateDb) throws IOException {
-        try (KineDb copy = KineDb.open(stateDb, "walmigrate")) {
-            KineSource.refuseDamaged(stateDb, copy);
-        }
+        SourceGate.store(stateDb, null);
         Properties p = new Properties();
         p.setProperty("open_mode", "1"); // SQLITE_OPEN_READONLY: no checkpoint, no write, ever
         p.setProperty("busy_timeout", "10000"); // kine's checkpoints and restarts hold locks briefly

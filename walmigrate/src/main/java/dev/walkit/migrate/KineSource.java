@@ -96,9 +96,14 @@ public final class KineSource implements KeySource {
 
     /** As {@link #open(Path)}; {@code ordered = false} streams the keys in kine's order (faster, for migration). */
     public static KineSource open(Path stateDb, boolean ordered) throws IOException {
+        return open(stateDb, ordered, true);
+    }
+
+    /** As above; {@code check}: refuse a damaged db here (false: walmigrate's gate has judged it, {@link SourceGate#store}). */
+    static KineSource open(Path stateDb, boolean ordered, boolean check) throws IOException {
         KineDb kine = KineDb.open(stateDb, "walmigrate");
         try {
-            refuseDamaged(stateDb, kine);
+            if (check) refuseDamaged(stateDb, kine);
             return new KineSource(stateDb, kine, ordered);
         } catch (SQLException e) {
             kine.close();

@@ -53,7 +53,7 @@ public final class WalMigrate implements Callable<Integer> {
     /** A plain command line run as picocli would run it, an unexpected exception reported as Cli reports it. */
     static int runPlain(PlainArgs.Parsed p, PrintWriter out, PrintWriter err) {
         try {
-            KeySourceOpener open = p.subcommand().equals("kine") ? () -> KineSource.open(p.source(), false) : () -> WalSource.open(p.source());
+            KeySourceOpener open = p.subcommand().equals("kine") ? () -> SourceGate.kine(p.source(), false, null) : () -> SourceGate.wal(p.source(), null);
             return migrate(out, err, p.writeOut(), open, p.options());
         } catch (RuntimeException e) {
             return Cli.internalError(p.subcommand(), e, err);
@@ -123,9 +123,12 @@ public final class WalMigrate implements Callable<Integer> {
         // Connecting overlaps opening the source (a dry run connects to nothing).
         try (EarlyClient target = o.dryRun() ? null : EarlyClient.connect(o); KeySource src = open.open()) {
             Timing.mark("source open");
+            SourceGate.Said gate = src.gate();
+            if (gate.note() != null) err.println("walmigrate: " + gate.note());
             MigrationReport r = new Migrator(o, Cli.stderrIsTerminal() ? err : null).run(src, target);
-            ExitCode code = !r.errors().isEmpty() || !r.tooLarge().isEmpty() ? ExitCode.FAILED
+            ExitCode ran = !r.errors().isEmpty() || !r.tooLarge().isEmpty() ? ExitCode.FAILED
                     : r.conflictCount() > 0 ? ExitCode.CONFLICTS : ExitCode.OK;
+            ExitCode code = ran == ExitCode.OK ? gate.floor() : ran;
             Output.migration(out, format, src.describe(), o, r, code);
             out.flush();
             for (String t : r.tooLarge()) err.println("walmigrate: too large for any request: " + t);
@@ -136,10 +139,29 @@ public final class WalMigrate implements Callable<Integer> {
         }
     }
 
-    /** One line on stderr; an unreadable source is exit 4, anything else (the target) exit 5. */
+    /**
+     * One line on stderr: a source the gate refused (damage) is exit 3, an unreadable source exit 4, the target's
+     * failure (it refused, did not answer, or was not what a follow needs) exit 5, and anything else a bug: exit 70.
+     */
     static int failed(PrintWriter err, Exception e) {
-        err.println("walmigrate: " + (e instanceof IOException ? dev.walkit.cli.IoErrors.describe(e) : e.getMessage()));
-        return (e instanceof IOException ? ExitCode.UNREADABLE : ExitCode.FAILED).code();
+        if (e instanceof SourceGate.Refused) {
+            err.println("walmigrate: " + e.getMessage());
+            return ExitCode.DAMAGE.code();
+        }
+        if (e instanceof IOException) {
+            err.println("walmigrate: " + dev.walkit.cli.IoErrors.describe(e));
+            return ExitCode.UNREADABLE.code();
+        }
+        if (e instanceof RuntimeException && !targetsFailure(e)) return Cli.internalError("walmigrate", e, err);
+        err.println("walmigrate: " + e.getMessage());
+        return ExitCode.FAILED.code();
+    }
+
+    /** Whether {@code e} is how the target (or a live source) failed, not a bug: what the client and the job throw for it. */
+    static boolean targetsFailure(Exception e) {
+        return e instanceof IllegalStateException || e instanceof IllegalArgumentException || e instanceof io.grpc.StatusRuntimeException
+                || e instanceof java.util.concurrent.CompletionException || e instanceof io.etcd.jetcd.common.exception.EtcdException
+                || e instanceof java.io.UncheckedIOException;
     }
 
     /** Every source command's line on {@link OfflineMixin}'s outputs. */
@@ -160,6 +182,9 @@ public final class WalMigrate implements Callable<Integer> {
         Path sqlite;
 
         @Mixin
+        PolicyMixin policy;
+
+        @Mixin
         OfflineMixin offline;
 
         @Mixin
@@ -175,9 +200,9 @@ public final class WalMigrate implements Callable<Integer> {
         public Integer call() {
             Integer f = followed(spec, follow, offline, target, writeOut, () -> KineFeed.open(sqlite));
             if (f != null) return f;
-            Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> KineSource.open(sqlite));
+            Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> SourceGate.kine(sqlite, true, policy.policy));
             if (o != null) return o;
-            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> KineSource.open(sqlite, false), target.t.options());
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> SourceGate.kine(sqlite, false, policy.policy), target.t.options());
         }
     }
 
@@ -189,6 +214,9 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Option(names = "--wal", required = true, paramLabel = "PATH", description = "A WAL file or data directory; never written.")
         Path wal;
+
+        @Mixin
+        PolicyMixin policy;
 
         @Mixin
         OfflineMixin offline;
@@ -206,9 +234,9 @@ public final class WalMigrate implements Callable<Integer> {
         public Integer call() {
             Integer f = followed(spec, follow, offline, target, writeOut, () -> WalFeed.open(wal, target.t.prefix == null ? "" : target.t.prefix));
             if (f != null) return f;
-            Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> WalSource.open(wal));
+            Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> SourceGate.wal(wal, policy.policy));
             if (o != null) return o;
-            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> WalSource.open(wal), target.t.options());
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> SourceGate.wal(wal, policy.policy), target.t.options());
         }
     }
 
@@ -280,6 +308,9 @@ public final class WalMigrate implements Callable<Integer> {
         Path db;
 
         @Mixin
+        PolicyMixin policy;
+
+        @Mixin
         OfflineMixin offline;
 
         @Mixin
@@ -290,9 +321,9 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> EtcdDbSource.open(db));
+            Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> SourceGate.etcdDb(db, policy.policy));
             if (o != null) return o;
-            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> EtcdDbSource.open(db), target.t.options());
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> SourceGate.etcdDb(db, policy.policy), target.t.options());
         }
     }
 
@@ -300,6 +331,14 @@ public final class WalMigrate implements Callable<Integer> {
     @FunctionalInterface
     interface OfflineWriter {
         OfflineWal.Written write(KeySource source, Path dir, long leaseTtl, java.time.Instant now) throws IOException;
+    }
+
+    /** {@code --policy}: what to copy from a damaged stored source, as walrecover's policy (none: damage is refused). */
+    static final class PolicyMixin {
+        @Option(names = "--policy", paramLabel = "POLICY", converter = dev.walkit.cli.Policies.Parse.class, completionCandidates = dev.walkit.cli.Policies.Labels.class,
+                description = "A damaged source: copy what walrecover's policy ${COMPLETION-CANDIDATES} keeps (a WAL; exit 3 where it refuses). "
+                        + "Without it a damaged source is refused (exit 3); a torn tail alone is left out, as the store drops it (exit 1).")
+        dev.walkit.format.policy.RecoveryPolicy policy;
     }
 
     /** The offline outputs every source has, instead of --endpoints: --out-wal DIR or --out-kine DIR. */
@@ -342,9 +381,11 @@ public final class WalMigrate implements Callable<Integer> {
                 return ExitCode.USAGE.code();
             }
             try (KeySource src = opener.open()) {
+                SourceGate.Said gate = src.gate();
+                if (gate.note() != null) err.println("walmigrate: " + gate.note());
                 OfflineWal.Written w = writer.write(src, dir, leaseTtl, java.time.Instant.now());
                 Output.offline(spec.commandLine().getOut(), writeOut.format(), kind, dir.resolve(file), w);
-                return ExitCode.OK.code();
+                return gate.floor().code();
             } catch (Exception e) {
                 return failed(err, e);
             }
@@ -387,12 +428,14 @@ public final class WalMigrate implements Callable<Integer> {
                 err.println("walmigrate: " + invalid);
                 return ExitCode.USAGE.code();
             }
-            try (KeySource src = source.sqlite != null ? KineSource.open(source.sqlite)
-                    : source.db != null ? EtcdDbSource.open(source.db) : WalSource.open(source.wal)) {
+            try (KeySource src = source.sqlite != null ? SourceGate.kine(source.sqlite, true, null)
+                    : source.db != null ? SourceGate.etcdDb(source.db, null) : SourceGate.wal(source.wal, null)) {
+                SourceGate.Said gate = src.gate();
+                if (gate.note() != null) err.println("walmigrate: " + gate.note());
                 Comparison c = Comparison.run(src, o);
                 Output.comparison(out, writeOut.format(), c);
                 out.flush();
-                return c.equal() ? ExitCode.OK.code() : ExitCode.CONFLICTS.code();
+                return c.equal() ? gate.floor().code() : ExitCode.CONFLICTS.code();
             } catch (Exception e) {
                 return failed(err, e);
             }

@@ -18,14 +18,27 @@ public final class WalSource implements KeySource {
     private final Iterator<KeyState> it;
     private final long revision;
     private final String describe;
+    private final SourceGate.Said gate;
+    private final AutoCloseable closes;
 
-    private WalSource(WalFile file, List<KeyState> live, long revision) {
+    private WalSource(WalFile file, List<KeyState> live, long revision, SourceGate.Said gate, AutoCloseable closes) {
         this.file = file;
         this.it = live.iterator();
         this.revision = revision;
         this.describe = "WAL " + file.path();
+        this.gate = gate;
+        this.closes = closes;
     }
 
+    /** The live keys the pass's replay {@code r} left (closed with this source), as {@code gate} let them through. */
+    static WalSource of(dev.walkit.format.pass.Pass.Replayed r, SourceGate.Said gate) {
+        return new WalSource(r.file(), r.state().keys().sortedLive(), r.state().revision(), gate, r);
+    }
+
+    /**
+     * A WAL that must be whole (an output read back to check it, a state written a moment ago): any damaged span is an
+     * error. A source given on the command line goes through {@link SourceGate#wal} instead.
+     */
     public static WalSource open(Path path) throws IOException {
         WalFile f = WalFile.open(Wal.resolve(path), ReaderOptions.defaults().maxRecLen());
         try {
@@ -34,7 +47,7 @@ public final class WalSource implements KeySource {
             if (!s.damage().isEmpty()) {
                 throw new IOException(f.path() + ": the WAL has " + s.damage().size() + " damaged span(s): run walverify / walrecover first");
             }
-            return new WalSource(f, s.keys().sortedLive(), s.revision());
+            return new WalSource(f, s.keys().sortedLive(), s.revision(), SourceGate.Said.HEALTHY, null);
         } catch (IOException | RuntimeException e) {
             f.close();
             throw e;
@@ -68,7 +81,22 @@ public final class WalSource implements KeySource {
     }
 
     @Override
+    public SourceGate.Said gate() {
+        return gate;
+    }
+
+    @Override
     public void close() throws IOException {
-        file.close();
+        if (closes == null) {
+            file.close();
+            return;
+        }
+        try {
+            closes.close();
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e);
+        }
     }
 }

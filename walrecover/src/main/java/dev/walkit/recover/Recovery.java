@@ -366,7 +366,7 @@ public final class Recovery {
             dev.walkit.format.account.Account a = account(dev.walkit.format.account.Store.wal(in.path(), in.size(), format.label()), s, in.size(),
                     dev.walkit.format.account.WalKeys.of(in, format));
             if (leftover != null) {
-                a = a.withFinding(new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, leftover + " exists: a compaction did not finish"), in.size());
+                a = a.withFinding(dev.walkit.format.pass.Pass.leftoverFinding(leftover), in.size());
             }
             r.account = a;
             r.revisions = a.revisions();

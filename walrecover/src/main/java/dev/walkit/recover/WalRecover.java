@@ -35,8 +35,8 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
     CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--policy", defaultValue = "salvage", paramLabel = "POLICY",
-            description = "Recovery policy: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).", converter = PolicyConverter.class,
-            completionCandidates = PolicyLabels.class)
+            description = "Recovery policy: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).", converter = dev.walkit.cli.Policies.Parse.class,
+            completionCandidates = dev.walkit.cli.Policies.Labels.class)
     RecoveryPolicy policy;
 
     /** The policies' sentence, from {@link RecoveryPolicy#ALL}: a new policy is in the help without a word written here. */
@@ -117,12 +117,6 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
     }
 
     /** Completion's values, from the types that parse them (lowercase labels, as the converters take them). */
-    static final class PolicyLabels extends dev.walkit.cli.Candidates {
-        PolicyLabels() {
-            super(RecoveryPolicy.labels());
-        }
-    }
-
     static final class CrcLabels extends dev.walkit.cli.Candidates {
         CrcLabels() {
             super(java.util.Arrays.stream(CrcRange.values()).filter(c -> c != CrcRange.STANDARD).map(CrcRange::label).toList());
@@ -138,13 +132,6 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
     static final class ChecksumLabels extends dev.walkit.cli.Candidates {
         ChecksumLabels() {
             super(java.util.Arrays.stream(OutputChecksum.values()).map(OutputChecksum::label).toList());
-        }
-    }
-
-    static final class PolicyConverter extends dev.walkit.cli.Converter<RecoveryPolicy> {
-        @Override
-        protected RecoveryPolicy parse(String s) {
-            return RecoveryPolicy.fromLabel(s);
         }
     }
 
@@ -173,6 +160,11 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
             err.println("walrecover: " + invalid);
             return ExitCode.USAGE.code();
         }
+        String other = otherStore(path);
+        if (other != null) {
+            err.println("walrecover: " + other);
+            return ExitCode.USAGE.code();
+        }
         RecoveryReport r;
         try {
             r = Recovery.run(o, Instant.now(), writeOut.format() == OutputFormat.SIMPLE);
@@ -199,6 +191,24 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
             return ExitCode.DAMAGE.code();
         }
         return ExitCode.OK.code();
+    }
+
+    /**
+     * What to say of an input the pass reads as another store than a WAL (an etcd db, kine's state.db), which
+     * walrecover does not rebuild yet; null for a WAL (or for what the pass cannot place: the recovery's read says why).
+     */
+    static String otherStore(Path path) {
+        dev.walkit.format.pass.Pass.Input in;
+        try {
+            in = dev.walkit.format.pass.Pass.input(path);
+        } catch (IOException e) {
+            return null;
+        }
+        if (in.isWal()) return null;
+        return path + " is " + (in.kind() == dev.walkit.format.account.Store.Kind.ETCD_DB ? "an etcd db" : "kine's state.db")
+                + ", not a WAL: walrecover rebuilds a WAL; `walverify " + path + "` and `waldoctor diagnose " + path + "` read it, and `walmigrate "
+                + (in.kind() == dev.walkit.format.account.Store.Kind.ETCD_DB ? "etcd-db --db " : "kine --sqlite ") + path
+                + " --out-wal DIR` writes a healthy one's state as a WAL";
     }
 
     /** Why --report FILE cannot be written, checked before any work (a recovery should not end in a failed report), or null. */

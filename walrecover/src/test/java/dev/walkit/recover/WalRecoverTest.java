@@ -502,4 +502,18 @@ class WalRecoverTest {
     static String sha256(Path p) throws Exception {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p)));
     }
+
+    @Test
+    void anEtcdDbOrAKineDbIsNamedAsWhatItIsNotReadAsABrokenWal() throws Exception {
+        Path db = Fixtures.path("etcd/snapshot.db");
+        Run r = run("--dry-run", "--out", dir.resolve("o").toString(), db.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().startsWith("walrecover: " + db + " is an etcd db, not a WAL: ") && r.err().contains("walmigrate etcd-db --db " + db), r.err());
+        Path kine = dir.resolve("state.db");
+        new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(2, 200)).write(kine);
+        Run k = run("--dry-run", "--out", dir.resolve("k").toString(), kine.toString());
+        assertEquals(2, k.exit(), k.err());
+        assertTrue(k.err().startsWith("walrecover: " + kine + " is kine's state.db, not a WAL: "), k.err());
+    }
 }

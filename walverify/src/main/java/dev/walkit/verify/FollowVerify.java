@@ -1,5 +1,8 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.pass.Level;
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.PassReport;
 import dev.walkit.format.Finding;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.Wal;
@@ -38,7 +41,7 @@ final class FollowVerify {
         }
     }
 
-    static VerifyReport run(Path input, Verifier.Listener l, long idleExitNanos, long tornAfterNanos, BooleanSupplier stop, Notes notes)
+    static PassReport run(Path input, Pass.Listener l, long idleExitNanos, long tornAfterNanos, BooleanSupplier stop, Notes notes)
             throws IOException, InterruptedException {
         Path walPath = Wal.resolve(input);
         AccountListener listener = new AccountListener(l::damage);
@@ -63,12 +66,12 @@ final class FollowVerify {
             tell(s.findings(), told[0], l);
             long bytes = f.bytes();
             Account a = listener.account(Store.wal(walPath, bytes, WalFormat.V2.label()), s, bytes, WalKeys.of(f.file(), WalFormat.V2));
-            return new VerifyReport(WalFormat.V2, VerifyLevel.SEMANTIC, a, Wal.leftoverCompaction(walPath), -1, false, null, SplitScan.Outcome.ONE_THREAD);
+            return new PassReport(WalFormat.V2, Level.SEMANTIC, a, Wal.leftoverCompaction(walPath), -1, false, null, SplitScan.Outcome.ONE_THREAD);
         }
     }
 
     /** The findings from {@code from} on, told; how many have been. */
-    private static int tell(List<Finding> findings, int from, Verifier.Listener l) {
+    private static int tell(List<Finding> findings, int from, Pass.Listener l) {
         for (int i = from; i < findings.size(); i++) l.finding(findings.get(i));
         return findings.size();
     }

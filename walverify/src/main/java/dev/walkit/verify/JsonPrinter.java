@@ -1,5 +1,6 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.pass.PassReport;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.Json;
 import dev.walkit.cli.render.AccountJson;
@@ -11,7 +12,7 @@ import java.io.PrintWriter;
 /** {@code -w json}: one document (schema {@value WalVerify#SCHEMA}); its parts are also --jsonl's lines. */
 final class JsonPrinter implements VerifyPrinter {
     @Override
-    public void print(PrintWriter out, VerifyReport r, ExitCode code) {
+    public void print(PrintWriter out, PassReport r, ExitCode code) {
         out.println(summary(r, code, true));
     }
 
@@ -31,7 +32,7 @@ final class JsonPrinter implements VerifyPrinter {
     }
 
     /** The report: with the lists (-w json) or their counts only (--jsonl's last line). */
-    static String summary(VerifyReport r, ExitCode code, boolean withLists) {
+    static String summary(PassReport r, ExitCode code, boolean withLists) {
         Json j = new Json().beginObject().field("schema", WalVerify.SCHEMA);
         if (!withLists) j.field("type", "summary");
         j.field("level", r.level().name().toLowerCase(java.util.Locale.ROOT));
@@ -41,7 +42,7 @@ final class JsonPrinter implements VerifyPrinter {
         if (withLists) {
             AccountJson.lists(j, r.account());
         } else {
-            j.field("damage_count", r.damage().size() + r.storeDamage().size()).field("finding_count", r.findings().size());
+            j.field("damage_count", r.damage().size() + r.storeDamage().size()).field("finding_count", r.account().findingCount());
         }
         return j.field("verdict", r.verdict()).field("exit_code", code.code()).endObject().toString();
     }

@@ -1,5 +1,6 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.pass.Level;
 import dev.walkit.cli.OutputFormat;
 import dev.walkit.cli.WriteOut;
 
@@ -19,7 +20,7 @@ final class PlainArgs {
     }
 
     static WalVerify parse(String[] args) {
-        VerifyLevel level = null;
+        Level level = null;
         OutputFormat format = null;
         boolean json = false, jsonl = false, quiet = false;
         String path = null;
@@ -28,7 +29,7 @@ final class PlainArgs {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (a) {
                 case "--level" -> {
-                    if (level != null || (level = VerifyLevel.named(value)) == null) return null;
+                    if (level != null || (level = Level.named(value)) == null) return null;
                     i++;
                 }
                 case "-w", "--write-out" -> {
@@ -49,7 +50,7 @@ final class PlainArgs {
                 }
                 default -> {
                     if (a.startsWith("--level=")) {
-                        if (level != null || (level = VerifyLevel.named(a.substring(8))) == null) return null;
+                        if (level != null || (level = Level.named(a.substring(8))) == null) return null;
                     } else if (a.startsWith("--write-out=")) {
                         if (format != null || (format = OutputFormat.named(a.substring(12))) == null) return null;
                     } else if (path == null && plainWord(a)) {
@@ -67,7 +68,7 @@ final class PlainArgs {
         } catch (InvalidPathException e) {
             return null;
         }
-        v.level = level == null ? VerifyLevel.DECODE : level;
+        v.level = level == null ? Level.DECODE : level;
         v.writeOut = WriteOut.of(format, json);
         v.jsonl = jsonl;
         v.quiet = quiet;

@@ -1,5 +1,6 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.pass.PassReport;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.render.AccountText;
 import dev.walkit.format.account.Account;
@@ -12,7 +13,7 @@ import java.io.PrintWriter;
 /** {@code -w simple}: the facts, each damage and finding with what it means, and the verdict with what to run next. */
 final class SimplePrinter implements VerifyPrinter {
     @Override
-    public void print(PrintWriter out, VerifyReport r, ExitCode code) {
+    public void print(PrintWriter out, PassReport r, ExitCode code) {
         Account a = r.account();
         out.printf("%s, level %s%n", AccountText.what(a), r.level().name().toLowerCase(java.util.Locale.ROOT));
         AccountText.storeDamage(out, "  ", a);
@@ -39,7 +40,7 @@ final class SimplePrinter implements VerifyPrinter {
     }
 
     /** The note for a file that grew while it was read. */
-    static String grewNote(VerifyReport r) {
+    static String grewNote(PassReport r) {
         return String.format("  note: the file grew to %,d bytes while it was read (is the store running?): only the first %,d bytes were "
                 + "verified, and a torn tail at their end may be a write in progress, not damage", r.grewTo(), r.bytes());
     }

@@ -1,5 +1,6 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.pass.PassReport;
 import dev.walkit.cli.Revision;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.Table;
@@ -12,7 +13,7 @@ import java.io.PrintWriter;
 /** {@code -w table}: the facts, then the damage and the findings, each a table; the verdict line last. */
 final class TablePrinter implements VerifyPrinter {
     @Override
-    public void print(PrintWriter out, VerifyReport r, ExitCode code) {
+    public void print(PrintWriter out, PassReport r, ExitCode code) {
         Table facts = new Table("field", "value").row("path", r.path()).row("format", r.format().label())
                 .row("level", r.level().name().toLowerCase(java.util.Locale.ROOT)).row("bytes", r.bytes()).row("records", r.records())
                 .row("transactions", r.transactions()).row("first revision", Revision.cell(r.firstRevision())).row("last revision", Revision.cell(r.lastRevision()))

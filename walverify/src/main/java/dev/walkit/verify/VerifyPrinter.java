@@ -1,13 +1,14 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.pass.PassReport;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.OutputFormat;
 
 import java.io.PrintWriter;
 
-/** Prints a {@link VerifyReport} in one {@code -w} format: one implementation a format. */
+/** Prints a {@link PassReport} in one {@code -w} format: one implementation a format. */
 interface VerifyPrinter {
-    void print(PrintWriter out, VerifyReport r, ExitCode code);
+    void print(PrintWriter out, PassReport r, ExitCode code);
 
     static VerifyPrinter of(OutputFormat format) {
         return switch (format) {

@@ -1,5 +1,8 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.pass.Level;
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.PassReport;
 import dev.walkit.cli.Cli;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.Json;
@@ -38,7 +41,7 @@ public final class WalVerify implements Callable<Integer> {
 
     @Option(names = "--level", paramLabel = "frame|decode|semantic|values", description = "How deep to look (default: ${DEFAULT-VALUE}).",
             defaultValue = "decode", converter = LevelConverter.class, completionCandidates = LevelLabels.class)
-    VerifyLevel level;
+    Level level;
 
     @Mixin
     WriteOut writeOut;
@@ -79,10 +82,10 @@ public final class WalVerify implements Callable<Integer> {
         return Cli.commandLine(new WalVerify(), out, err);
     }
 
-    static final class LevelConverter extends dev.walkit.cli.Converter<VerifyLevel> {
+    static final class LevelConverter extends dev.walkit.cli.Converter<Level> {
         @Override
-        protected VerifyLevel parse(String s) {
-            VerifyLevel l = VerifyLevel.named(s);
+        protected Level parse(String s) {
+            Level l = Level.named(s);
             if (l == null) throw new IllegalArgumentException("'" + s + "' is not a level (frame, decode, semantic, values)");
             return l;
         }
@@ -110,7 +113,7 @@ public final class WalVerify implements Callable<Integer> {
             err.println("walverify: --jsonl and -w " + format.label() + " exclude each other");
             return ExitCode.USAGE.code();
         }
-        Verifier.Listener streaming = !jsonl || quiet ? null : new Verifier.Listener() {
+        Pass.Listener streaming = !jsonl || quiet ? null : new Pass.Listener() {
             @Override
             public void damage(DamageLocator.Located d) {
                 out.println(JsonPrinter.damage(new Json(), d).toString());
@@ -132,23 +135,23 @@ public final class WalVerify implements Callable<Integer> {
         // A bar on the terminal for a large file, with the human report only (never with JSON or in a pipe).
         long size;
         try {
-            dev.walkit.format.store.StoreFile store = dev.walkit.format.store.StoreFile.resolve(path);
+            Pass.Input store = Pass.input(path);
             size = store.kind() == dev.walkit.format.account.Store.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
         } catch (IOException e) {
             size = 0; // the verification names it
         }
         dev.walkit.cli.Progress bar = dev.walkit.cli.Progress.of("verifying", size, !quiet && !jsonl && format == OutputFormat.SIMPLE);
         java.util.function.LongConsumer read = bar.adder();
-        Verifier.Listener listener = read == null ? streaming : new Verifier.Listener() {
+        Pass.Listener listener = read == null ? streaming : new Pass.Listener() {
             @Override
             public java.util.function.LongConsumer bytesRead() {
                 return read;
             }
         };
         if (follow) return follow(out, err, format, streaming);
-        VerifyReport r;
+        PassReport r;
         try {
-            r = Verifier.verify(path, level, listener);
+            r = Pass.read(path, level, listener);
         } catch (dev.walkit.format.NotAWalException e) {
             if (!quiet) err.println("walverify: " + e.getMessage());
             return ExitCode.UNREADABLE.code();
@@ -170,14 +173,14 @@ public final class WalVerify implements Callable<Integer> {
      * {@code --follow}: each damage and finding as it is found (a line, or a JSON line with --jsonl), then the report.
      * SIGINT and SIGTERM end the follow: the report is printed and the process exits with the log's exit code.
      */
-    private int follow(PrintWriter out, PrintWriter err, OutputFormat format, Verifier.Listener streaming) {
+    private int follow(PrintWriter out, PrintWriter err, OutputFormat format, Pass.Listener streaming) {
         if (idleExit < 0 || tornAfter < 0) {
             err.println("walverify: --idle-exit and --torn-after take seconds, 0 or more");
             return ExitCode.USAGE.code();
         }
         // Lines as found in text (or JSON lines with --jsonl); with -w json or table, the one document at the end only.
-        Verifier.Listener lines = quiet || (streaming == null && format != OutputFormat.SIMPLE) ? new Verifier.Listener() { }
-                : streaming != null ? streaming : new Verifier.Listener() {
+        Pass.Listener lines = quiet || (streaming == null && format != OutputFormat.SIMPLE) ? new Pass.Listener() { }
+                : streaming != null ? streaming : new Pass.Listener() {
             @Override
             public void damage(DamageLocator.Located d) {
                 dev.walkit.cli.render.AccountText.span(out, "", d);
@@ -192,7 +195,7 @@ public final class WalVerify implements Callable<Integer> {
         };
         try (dev.walkit.cli.StopOnSignal signal = new dev.walkit.cli.StopOnSignal("walverify-follow")) {
             try {
-                VerifyReport r = FollowVerify.run(path, lines, (long) (idleExit * 1e9), (long) (tornAfter * 1e9), signal::stopped, new FollowVerify.Notes() {
+                PassReport r = FollowVerify.run(path, lines, (long) (idleExit * 1e9), (long) (tornAfter * 1e9), signal::stopped, new FollowVerify.Notes() {
                     @Override
                     public void note(String line) {
                         if (!quiet && !jsonl && format == OutputFormat.SIMPLE) {
@@ -225,14 +228,14 @@ public final class WalVerify implements Callable<Integer> {
         }
     }
 
-    static ExitCode exitCode(VerifyReport r) {
+    static ExitCode exitCode(PassReport r) {
         return ExitCode.of(r.verdictOf());
     }
 
     /** Completion's values for --level: the names as the converter takes them. */
     static final class LevelLabels extends dev.walkit.cli.Candidates {
         LevelLabels() {
-            super(java.util.Arrays.stream(VerifyLevel.values()).map(l -> l.name().toLowerCase(java.util.Locale.ROOT)).toList());
+            super(java.util.Arrays.stream(Level.values()).map(l -> l.name().toLowerCase(java.util.Locale.ROOT)).toList());
         }
     }
 }

@@ -1,5 +1,8 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.pass.Level;
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.PassReport;
 import dev.walkit.format.scan.SplitScan;
 import dev.walkit.testdata.DamageInjector;
 import dev.walkit.testdata.K8sWalGenerator;
@@ -46,15 +49,15 @@ class FrameScanTest {
         int m = middleRecord();
         for (DamageInjector.Kind k : DamageInjector.Kind.values()) {
             for (int i : new int[] {0, m - 1, m, m + 1, m + 2, injector.recordCount() - 1}) {
-                for (VerifyLevel level : new VerifyLevel[] {VerifyLevel.FRAME, VerifyLevel.DECODE}) out.add(Arguments.of(k, i, level));
+                for (Level level : new Level[] {Level.FRAME, Level.DECODE}) out.add(Arguments.of(k, i, level));
             }
         }
         return out.stream();
     }
 
-    private String report(Path wal, VerifyLevel level, long minSplit, List<SplitScan.Outcome> how) throws Exception {
+    private String report(Path wal, Level level, long minSplit, List<SplitScan.Outcome> how) throws Exception {
         List<String> streamed = new ArrayList<>();
-        VerifyReport r = Verifier.verify(wal, level, new Verifier.Listener() {
+        PassReport r = Pass.read(wal, level, new Pass.Listener() {
             @Override
             public void damage(dev.walkit.format.replay.DamageLocator.Located d) {
                 streamed.add(JsonPrinter.damage(new dev.walkit.cli.Json(), d).toString());
@@ -66,7 +69,7 @@ class FrameScanTest {
 
     @ParameterizedTest(name = "{0} at record {1}, {2}")
     @MethodSource("cases")
-    void twoHalvesReportWhatOnePassReports(DamageInjector.Kind kind, int record, VerifyLevel level) throws Exception {
+    void twoHalvesReportWhatOnePassReports(DamageInjector.Kind kind, int record, Level level) throws Exception {
         Path wal = Files.write(dir.resolve("wal"), injector.apply(kind, record, 7).log());
         List<SplitScan.Outcome> how = new ArrayList<>();
         String one = report(wal, level, Long.MAX_VALUE, how);
@@ -79,7 +82,7 @@ class FrameScanTest {
     void aCleanLogIsJoinedAtTheMiddle() throws Exception {
         Path wal = Files.write(dir.resolve("wal"), clean);
         List<SplitScan.Outcome> how = new ArrayList<>();
-        assertEquals(report(wal, VerifyLevel.DECODE, Long.MAX_VALUE, how), report(wal, VerifyLevel.DECODE, 0, how));
+        assertEquals(report(wal, Level.DECODE, Long.MAX_VALUE, how), report(wal, Level.DECODE, 0, how));
         assertEquals(List.of(SplitScan.Outcome.ONE_THREAD, SplitScan.Outcome.JOINED), how);
     }
 
@@ -87,7 +90,7 @@ class FrameScanTest {
     void damageFarFromTheMiddleStillJoins() throws Exception {
         Path wal = Files.write(dir.resolve("wal"), injector.apply(DamageInjector.Kind.CRC_MISMATCH, 3, 1).log());
         List<SplitScan.Outcome> how = new ArrayList<>();
-        assertEquals(report(wal, VerifyLevel.FRAME, Long.MAX_VALUE, how), report(wal, VerifyLevel.FRAME, 0, how));
+        assertEquals(report(wal, Level.FRAME, Long.MAX_VALUE, how), report(wal, Level.FRAME, 0, how));
         assertEquals(SplitScan.Outcome.JOINED, how.get(1));
     }
 }

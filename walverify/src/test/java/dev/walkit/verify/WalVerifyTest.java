@@ -1,5 +1,8 @@
 package dev.walkit.verify;
 
+import dev.walkit.format.pass.Level;
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.PassReport;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.walkit.cli.Cli;
@@ -183,7 +186,7 @@ class WalVerifyTest {
         // A store appending while walverify reads: the record cut at the end is completed meanwhile.
         DamageInjector.Expected torn = injector.apply(DamageInjector.Kind.TORN_TAIL, 0, 1);
         Path wal = Files.write(dir.resolve("live.wal"), torn.log());
-        VerifyReport r = Verifier.verify(wal, VerifyLevel.DECODE, new Verifier.Listener() {
+        PassReport r = Pass.read(wal, Level.DECODE, new Pass.Listener() {
             @Override
             public void damage(DamageLocator.Located d) {
                 try {
@@ -202,7 +205,7 @@ class WalVerifyTest {
         assertTrue(JsonPrinter.summary(r, ExitCode.TAIL_ONLY, true).contains("\"grew_to\":" + clean.length), "JSON names the new size");
         // A file that did not change has none.
         Path still = Files.write(dir.resolve("still.wal"), torn.log());
-        VerifyReport s = Verifier.verify(still, VerifyLevel.DECODE, null);
+        PassReport s = Pass.read(still, Level.DECODE, null);
         assertEquals(-1, s.grewTo());
         assertTrue(JsonPrinter.summary(s, ExitCode.TAIL_ONLY, true).contains("\"grew_to\":null"));
     }

@@ -48,6 +48,8 @@ public final class AccountJson {
         j.endArray().name("findings").beginArray();
         for (Finding f : a.findings()) finding(j, f);
         j.endArray();
+        // A listing capped for display says how many it left out: the counts and decisions are of every finding.
+        if (a.findingsLeftOut() > 0) j.field("findings_left_out", a.findingsLeftOut());
         if (a.replayed()) {
             revisions(j, a.revisions());
             j.name("dropped_transactions").beginArray();

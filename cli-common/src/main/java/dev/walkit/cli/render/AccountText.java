@@ -49,7 +49,7 @@ public final class AccountText {
 
     /** The damage in one line: counts of spans, findings, the store's own damage, drops, and the revisions they may have held. */
     public static String damageSummary(Account a) {
-        StringBuilder b = new StringBuilder(String.format("%d damaged span(s), %d finding(s)", a.damage().size(), a.findings().size()));
+        StringBuilder b = new StringBuilder(String.format("%d damaged span(s), %d finding(s)", a.damage().size(), a.findingCount()));
         if (!a.store().damage().isEmpty()) b.append(String.format(", %d in the %s itself", a.store().damage().size(), a.store().kind().title()));
         if (a.replayed()) {
             b.append(String.format(", %d transaction(s) dropped, up to %,d revision(s) in damaged bytes", a.drops().size(), a.lostUpTo()));

@@ -27,7 +27,9 @@ import java.util.Set;
  * @param leases         leases (the store's own count, else those live keys carry), -1 without replay
  * @param revisions      where the revisions went (applied, dropped, in damaged bytes, skipped), null without replay
  * @param damage         damaged spans, with the revisions on either side
- * @param findings       rules broken, as found
+ * @param findings       rules broken, as found: a listing, of at most {@link dev.walkit.format.replay.Replayer#MAX_FINDINGS_KEPT}
+ *                       besides the incomplete transactions (every one of which is kept: decisions read them)
+ * @param findingCount   every finding, listed or not
  * @param drops          transactions read and not applied, each with its keys and its reason
  * @param affectedKeys   keys whose latest state is uncertain: those of dropped transactions (not repeats of an applied
  *                       revision), then those still legible in a record whose CRC fails (probably written in the lost
@@ -37,7 +39,7 @@ import java.util.Set;
  */
 public record Account(Store store, long records, long transactions, long firstRevision, long lastRevision, long compactRevision,
                       long liveKeys, long tombstones, long leases, RevisionAccount revisions,
-                      List<DamageLocator.Located> damage, List<Finding> findings, List<Drop> drops, List<byte[]> affectedKeys,
+                      List<DamageLocator.Located> damage, List<Finding> findings, long findingCount, List<Drop> drops, List<byte[]> affectedKeys,
                       Assessment.Verdict verdict) {
     public Account {
         damage = List.copyOf(damage);
@@ -53,7 +55,7 @@ public record Account(Store store, long records, long transactions, long firstRe
     public static Account scan(Store store, long records, long transactions, long firstRevision, long lastRevision, long compactRevision,
                                long logBytes, List<DamageLocator.Located> damage, List<Finding> findings) {
         return new Account(store, store.records() >= 0 ? store.records() : records, transactions, firstRevision, lastRevision,
-                compactRevision > 0 ? compactRevision : -1, -1, -1, -1, null, damage, findings, List.of(), List.of(),
+                compactRevision > 0 ? compactRevision : -1, -1, -1, -1, null, damage, findings, findings.size(), List.of(), List.of(),
                 verdict(store, damage, findings, logBytes));
     }
 
@@ -61,7 +63,7 @@ public record Account(Store store, long records, long transactions, long firstRe
     public static Account clean(Store store, dev.walkit.format.replay.CleanReplay c, long logBytes) {
         return new Account(store, store.records() >= 0 ? store.records() : c.records(), c.transactions(), c.firstRecordRevision(),
                 c.maxRecordRevision(), c.compactRevision() > 0 ? c.compactRevision() : -1, c.liveCount(), c.tombstoneCount(),
-                store.leases(), c.revisionAccount(), List.of(), List.of(), List.of(), List.of(), verdict(store, List.of(), List.of(), logBytes));
+                store.leases(), c.revisionAccount(), List.of(), List.of(), 0, List.of(), List.of(), verdict(store, List.of(), List.of(), logBytes));
     }
 
     /**
@@ -101,6 +103,11 @@ public record Account(Store store, long records, long transactions, long firstRe
         return verdict == Assessment.Verdict.HEALTHY;
     }
 
+    /** The findings the listing leaves out (past its cap): 0 but for a log with more rule findings than a report can list. */
+    public long findingsLeftOut() {
+        return findingCount - findings.size();
+    }
+
     /** Whether a replay made it (live keys, the revisions' account); false for a read without one. */
     public boolean replayed() {
         return revisions != null;
@@ -116,6 +123,6 @@ public record Account(Store store, long records, long transactions, long firstRe
         List<Finding> all = new ArrayList<>(findings);
         all.add(f);
         return new Account(store, records, transactions, firstRevision, lastRevision, compactRevision, liveKeys, tombstones, leases,
-                revisions, damage, all, drops, affectedKeys, verdict(store, damage, all, logBytes));
+                revisions, damage, all, findingCount + 1, drops, affectedKeys, verdict(store, damage, all, logBytes));
     }
 }

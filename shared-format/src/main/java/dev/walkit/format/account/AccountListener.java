@@ -137,7 +137,7 @@ public class AccountListener implements Replayer.Listener {
         long leases = store.leases() >= 0 ? store.leases() : s.leases().keysByLease().size();
         return new Account(store, store.records() >= 0 ? store.records() : locator.records(), s.transactions(), locator.firstRevision(),
                 locator.lastRevision(), s.compactRevision() > 0 ? s.compactRevision() : -1, s.keys().liveCount(), s.keys().tombstoneCount(),
-                leases, RevisionAccount.of(s, damage), damage, s.findings(), all, Account.affected(uncertain),
+                leases, RevisionAccount.of(s, damage), damage, s.findings(), s.findingTotal(), all, Account.affected(uncertain),
                 Account.verdict(store, damage, s.findings(), logBytes));
     }
 }

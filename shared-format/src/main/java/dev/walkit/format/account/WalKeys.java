@@ -116,12 +116,17 @@ public final class WalKeys {
 
     /** The v2 record at {@code offset}, decoded (null when it is not one). */
     public static KeyValue recordAt(WalFile file, long offset) {
+        return recordAt(file, offset, true);
+    }
+
+    /** As {@link #recordAt(WalFile, long)}; without {@code value} the value is not copied out (a keys-only answer). */
+    public static KeyValue recordAt(WalFile file, long offset, boolean value) {
         if (offset < 0 || offset + RecordLayout.HEADER_LENGTH > file.size()) return null;
         int recLen = file.intAt(offset + RecordLayout.REC_LEN_OFFSET);
         if (recLen < 0 || offset + RecordLayout.OVERHEAD + (long) recLen > file.size()) return null;
         byte[] rec = file.read(offset, RecordLayout.OVERHEAD + recLen);
         RecordView v = new RecordView().wrap(ByteBuffer.wrap(rec).order(ByteOrder.LITTLE_ENDIAN), 0, offset);
         if (v.fields().error() != null) return null;
-        return v.toKeyValue();
+        return v.toKeyValue(value);
     }
 }

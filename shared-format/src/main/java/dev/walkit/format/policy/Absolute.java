@@ -22,7 +22,7 @@ public record Absolute() implements RecoveryPolicy {
     @Override
     public String refusal(Replayer replayed, long fileSize) {
         if (replayed.damage().isEmpty() && replayed.findingCounts().isEmpty()) return null;
-        return "policy absolute: " + replayed.damage().size() + " damaged span(s) and " + replayed.findings().size()
+        return "policy absolute: " + replayed.damage().size() + " damaged span(s) and " + replayed.findingTotal()
                 + " finding(s); nothing written";
     }
 }

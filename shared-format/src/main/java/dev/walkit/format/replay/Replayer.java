@@ -24,7 +24,10 @@ import java.util.Map;
  * / version rules are reported and the record applied as stored.
  */
 public final class Replayer implements TransactionGrouper.Sink {
-    /** Cap on findings kept in the list; {@link #findingCounts()} counts all. */
+    /**
+     * Cap on the rule findings kept in the list, for a report to show; {@link #findingCounts()} counts all. An incomplete
+     * transaction's finding is always kept, past the cap too: what is dropped, the verdict and the policies read it.
+     */
     public static final int MAX_FINDINGS_KEPT = 10_000;
 
     /**
@@ -142,7 +145,7 @@ public final class Replayer implements TransactionGrouper.Sink {
     @Override
     public void finding(Finding f) {
         findingCounts.merge(f.kind(), 1, Integer::sum);
-        if (findings.size() < MAX_FINDINGS_KEPT) findings.add(f);
+        if (findings.size() < MAX_FINDINGS_KEPT || f.kind() == DamageKind.INCOMPLETE_TRANSACTION) findings.add(f);
         if (f.kind() == DamageKind.INCOMPLETE_TRANSACTION) {
             markDamaged(f.offset());
             countDropped(f.revision()); // a transaction read in part and dropped, reported by the grouping as a finding
@@ -420,6 +423,13 @@ public final class Replayer implements TransactionGrouper.Sink {
 
     public List<Finding> findings() {
         return findings;
+    }
+
+    /** Every finding, kept in the list or not. */
+    public long findingTotal() {
+        long n = 0;
+        for (int c : findingCounts.values()) n += c;
+        return n;
     }
 
     public Map<DamageKind, Integer> findingCounts() {

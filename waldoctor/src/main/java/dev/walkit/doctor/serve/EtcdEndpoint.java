@@ -2,7 +2,6 @@ package dev.walkit.doctor.serve;
 
 import dev.walkit.cli.Json;
 import dev.walkit.cli.render.AccountJson;
-import dev.walkit.doctor.ServedHistory;
 import dev.walkit.format.Finding;
 import dev.walkit.format.account.Account;
 import dev.walkit.format.replay.DamageLocator;
@@ -43,7 +42,7 @@ public final class EtcdEndpoint implements AutoCloseable {
     }
 
     /** Serves {@code history} at {@code address} (port 0: any free one); the damage is served under {@code walkit/}. */
-    public static EtcdEndpoint start(ServedHistory history, InetSocketAddress address, Tls tls) throws IOException {
+    public static EtcdEndpoint start(History history, InetSocketAddress address, Tls tls) throws IOException {
         overlayDamage(history);
         ExecutorService streams = Executors.newCachedThreadPool(daemon("walkit-serve-watch"));
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(daemon("walkit-serve-progress"));
@@ -95,11 +94,11 @@ public final class EtcdEndpoint implements AutoCloseable {
      * The damage as keys beside the store's, when there is any: {@code walkit/account} (the account, as diagnose's
      * JSON gives it), {@code walkit/damage/NNNN} (each damaged span, then each finding, in file order of each).
      */
-    static void overlayDamage(ServedHistory history) {
-        Account a = history.index().account();
+    public static void overlayDamage(History history) {
+        Account a = history.account();
         if (a.healthy()) return;
         history.overlay(bytes("walkit/account"), bytes(AccountJson.lists(AccountJson.facts(new Json().beginObject(), a), a)
-                .field("verdict", a.verdict().name().toLowerCase(java.util.Locale.ROOT)).endObject().toString()));
+                .field("verdict", a.verdict().label()).endObject().toString()));
         int n = 0;
         for (DamageLocator.Located d : a.damage()) {
             history.overlay(bytes(String.format("walkit/damage/%04d", n++)), bytes(AccountJson.span(new Json(), d).toString()));

@@ -1,7 +1,6 @@
 package dev.walkit.doctor.serve;
 
 import com.google.protobuf.ByteString;
-import dev.walkit.doctor.ServedHistory;
 import io.etcd.jetcd.api.CompactionRequest;
 import io.etcd.jetcd.api.CompactionResponse;
 import io.etcd.jetcd.api.Compare;
@@ -56,15 +55,21 @@ final class KvService extends KVGrpc.KVImplBase {
     }
 
     RangeResponse range(RangeRequest r) {
+        if (r.getKey().isEmpty()) throw io.grpc.Status.INVALID_ARGUMENT.withDescription("etcdserver: key is not provided").asRuntimeException();
         long rev = served.revision(r.getRevision());
         boolean filtered = r.getMinModRevision() != 0 || r.getMaxModRevision() != 0 || r.getMinCreateRevision() != 0 || r.getMaxCreateRevision() != 0;
         RangeRequest.SortOrder order = r.getSortOrder();
         if (r.getSortTarget() != RangeRequest.SortTarget.KEY && order == RangeRequest.SortOrder.NONE) order = RangeRequest.SortOrder.ASCEND;
         boolean sorted = order != RangeRequest.SortOrder.NONE && !(r.getSortTarget() == RangeRequest.SortTarget.KEY && order == RangeRequest.SortOrder.ASCEND);
-        // As etcd: with a sort or a filter everything is fetched, then sorted and cut; else one past the limit, for 'more'.
-        long materialize = r.getCountOnly() ? 0 : r.getLimit() > 0 && !sorted && !filtered ? r.getLimit() + 1 : Long.MAX_VALUE;
+        // As etcd 3.4's apply: with a sort order asked for or a filter, everything is fetched, then sorted and cut; else
+        // one past the limit (for 'more'), in key order, and those sorted: a sort target with no order (ascending by
+        // default) sorts only the first limit + 1 keys.
+        boolean fetchAll = r.getSortOrder() != RangeRequest.SortOrder.NONE || filtered;
+        long materialize = r.getCountOnly() ? 0 : r.getLimit() > 0 && !fetchAll ? r.getLimit() + 1 : Long.MAX_VALUE;
         List<dev.walkit.format.KeyValue> kvs = new ArrayList<>();
-        long count = served.history.range(r.getKey().toByteArray(), end(r.getRangeEnd()), rev, materialize, kv -> kvs.add(kv));
+        // Keys only, unsorted by value: no value is read out (etcd's keys_only answers carry none).
+        boolean values = !r.getKeysOnly() || r.getSortTarget() == RangeRequest.SortTarget.VALUE;
+        long count = served.history.range(r.getKey().toByteArray(), end(r.getRangeEnd()), rev, materialize, values, kv -> kvs.add(kv));
         if (filtered) {
             kvs.removeIf(kv -> (r.getMaxModRevision() != 0 && kv.modRevision() > r.getMaxModRevision())
                     || (r.getMinModRevision() != 0 && kv.modRevision() < r.getMinModRevision())
@@ -124,6 +129,9 @@ final class KvService extends KVGrpc.KVImplBase {
     }
 
     private TxnResponse txn(TxnRequest t) {
+        for (Compare c : t.getCompareList()) { // as etcd checks a transaction before it runs
+            if (c.getKey().isEmpty()) throw io.grpc.Status.INVALID_ARGUMENT.withDescription("etcdserver: key is not provided").asRuntimeException();
+        }
         boolean ok = true;
         for (Compare c : t.getCompareList()) {
             if (!holds(c)) {
@@ -146,7 +154,7 @@ final class KvService extends KVGrpc.KVImplBase {
     /** etcd's applyCompare at the served revision: every key of the compare's range must pass; a value compare of no key fails. */
     private boolean holds(Compare c) {
         List<dev.walkit.format.KeyValue> kvs = new ArrayList<>();
-        served.history.range(c.getKey().toByteArray(), end(c.getRangeEnd()), served.history.latest(), Long.MAX_VALUE, kv -> kvs.add(kv));
+        served.history.range(c.getKey().toByteArray(), end(c.getRangeEnd()), served.history.latest(), Long.MAX_VALUE, true, kv -> kvs.add(kv));
         if (kvs.isEmpty()) {
             if (c.getTarget() == Compare.CompareTarget.VALUE) return false;
             return passes(c, dev.walkit.format.KeyValue.put(c.getKey().toByteArray(), 0, 0, 0, new byte[0], 0));

@@ -2,7 +2,6 @@ package dev.walkit.doctor.serve;
 
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.UnsafeByteOperations;
-import dev.walkit.doctor.ServedHistory;
 import io.etcd.jetcd.api.LeaseGrantRequest;
 import io.etcd.jetcd.api.LeaseGrantResponse;
 import io.etcd.jetcd.api.LeaseGrpc;
@@ -25,7 +24,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * etcd's Lease service over the store's leases ({@link ServedHistory#leases()}): TimeToLive (a store at rest counts no
+ * etcd's Lease service over the store's leases ({@link History#leases()}): TimeToLive (a store at rest counts no
  * time down: the TTL left is the TTL granted, as etcd gives every lease again when it starts) and LeaseLeases, which
  * etcd 3.4 has and jetcd's protos do not (so it is bound here, its two small messages written by hand). Grant,
  * revoke and keep-alive are writes: refused.
@@ -40,7 +39,7 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
     @Override
     public void leaseTimeToLive(LeaseTimeToLiveRequest r, StreamObserver<LeaseTimeToLiveResponse> out) {
         served.requests.incrementAndGet();
-        ServedHistory.Lease l = served.history.leases().get(r.getID());
+        History.Lease l = served.history.leases().get(r.getID());
         LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder().setHeader(served.header()).setID(r.getID());
         if (l == null) {
             b.setTTL(-1); // etcd: a lease it does not have

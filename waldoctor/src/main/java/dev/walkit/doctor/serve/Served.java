@@ -1,7 +1,6 @@
 package dev.walkit.doctor.serve;
 
 import com.google.protobuf.UnsafeByteOperations;
-import dev.walkit.doctor.ServedHistory;
 import io.etcd.jetcd.api.KeyValue;
 import io.etcd.jetcd.api.ResponseHeader;
 import io.grpc.Status;
@@ -15,14 +14,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * and etcd's errors with etcd's own words (clients match them: etcdctl prints them as etcd's, jetcd maps them).
  */
 final class Served {
-    final ServedHistory history;
+    final History history;
     final long clusterId;
     final long memberId;
     final String name;
     volatile String clientUrl;
     final AtomicLong requests = new AtomicLong();
 
-    Served(ServedHistory history, String clientUrl) {
+    Served(History history, String clientUrl) {
         this.history = history;
         this.clientUrl = clientUrl;
         String path = history.store().path().toAbsolutePath().toString();

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -230,6 +231,12 @@ class ServeTest {
         same(e, "get", "/registry/services/", "--prefix", "--sort-by", "CREATE", "--order", "ASCEND");
         same(e, "get", "/registry/", "--prefix", "--sort-by", "KEY", "--order", "DESCEND", "--limit", "4", "-w", "json");
         same(e, "get", "/registry/configmaps", "/registry/pods");
+        // A sort target with a limit and no order: etcd 3.4 sorts the first limit + 1 keys (in key order), not the range.
+        same(e, "get", "/registry/", "--prefix", "--sort-by", "MODIFY", "--limit", "3", "-w", "json");
+        same(e, "get", "/registry/", "--prefix", "--sort-by", "CREATE", "--limit", "2", "--keys-only");
+        same(e, "get", "/registry/", "--prefix", "--sort-by", "VERSION", "--order", "DESCEND", "--limit", "2", "-w", "json");
+        Out empty = same(e, "get", ""); // an empty key: etcd's InvalidArgument
+        assertTrue(empty.exit() != 0 && empty.err().contains("key is not provided"), empty.err());
         same(e, "get", "/registry/secrets", "--from-key", "--keys-only");
         for (long r = compact; r <= last; r++) {
             same(e, "get", "", "--prefix", "--rev", String.valueOf(r), "-w", "json");
@@ -409,5 +416,24 @@ class ServeTest {
         assertNotEquals(0, txn.exit());
         assertTrue(txn.err().contains("read-only"), txn.err());
         assertEquals(comparable(before), comparable(ctl(at(e), null, "get", "", "--prefix", "-w", "json").out()), "nothing changed");
+    }
+
+    @Test
+    void aKeysOnlyRangeReadsNoValueOut() throws Exception {
+        try (LogIndex x = LogIndex.load(db, null)) {
+            ServedHistory h = new ServedHistory(x, 0);
+            List<dev.walkit.format.KeyValue> keys = new ArrayList<>();
+            List<dev.walkit.format.KeyValue> full = new ArrayList<>();
+            byte[] p = "/registry/".getBytes(StandardCharsets.UTF_8);
+            byte[] end = "/registry0".getBytes(StandardCharsets.UTF_8);
+            assertEquals(h.range(p, end, h.latest(), Long.MAX_VALUE, true, full::add), h.range(p, end, h.latest(), Long.MAX_VALUE, false, keys::add));
+            assertEquals(full.size(), keys.size());
+            assertTrue(full.stream().anyMatch(kv -> kv.value().length > 0), "the store has values");
+            assertTrue(keys.stream().allMatch(kv -> kv.value().length == 0), "keys only: no value read out");
+            for (int i = 0; i < keys.size(); i++) {
+                assertArrayEquals(full.get(i).key(), keys.get(i).key());
+                assertEquals(full.get(i).modRevision(), keys.get(i).modRevision());
+            }
+        }
     }
 }

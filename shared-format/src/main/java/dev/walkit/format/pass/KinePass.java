@@ -1,4 +1,4 @@
-package dev.walkit.verify;
+package dev.walkit.format.pass;
 
 import dev.walkit.format.scan.SplitScan;
 import dev.walkit.format.WalFormat;
@@ -16,8 +16,8 @@ import java.nio.file.Path;
  * version: counted from the rows), at every level, so that every level gives the one account of the db. What SQLite
  * finds is damage.
  */
-final class KineVerify {
-    private KineVerify() {
+final class KinePass {
+    private KinePass() {
     }
 
     /** Every row's value checked ({@link dev.walkit.format.ValueCheck}): one that fails is an undecodable-value finding at its revision (its id). */
@@ -40,13 +40,13 @@ final class KineVerify {
         return a;
     }
 
-    static VerifyReport verify(Path stateDb, VerifyLevel level, Verifier.Listener l) throws IOException {
+    static PassReport verify(Path stateDb, Level level, Pass.Listener l) throws IOException {
         try (KineDb db = KineDb.open(stateDb, "walverify")) {
             Account a = KineCheck.account(db, stateDb, new AccountListener(l::damage));
-            if (level == VerifyLevel.VALUES) a = values(db, a, java.nio.file.Files.size(stateDb));
+            if (level == Level.VALUES) a = values(db, a, java.nio.file.Files.size(stateDb));
             if (level.replays()) a.findings().forEach(l::finding);
             for (String d : a.store().damage()) l.storeDamage("kine", d);
-            return new VerifyReport(WalFormat.V2, level, level.replays() ? a : a.read(), null, -1, false, null,
+            return new PassReport(WalFormat.V2, level, level.replays() ? a : a.read(), null, -1, false, null,
                     SplitScan.Outcome.ONE_THREAD);
         }
     }

@@ -1,4 +1,4 @@
-package dev.walkit.verify;
+package dev.walkit.format.pass;
 
 import dev.walkit.format.CrcRange;
 import dev.walkit.format.DamageKind;

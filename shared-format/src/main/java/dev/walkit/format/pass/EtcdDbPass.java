@@ -1,4 +1,4 @@
-package dev.walkit.verify;
+package dev.walkit.format.pass;
 
 import dev.walkit.format.scan.SplitScan;
 import dev.walkit.format.WalFormat;
@@ -18,20 +18,20 @@ import java.nio.file.Path;
  * the one account of the db (its records, transactions and revisions); the rules' findings and the state are the
  * semantic level's.
  */
-final class EtcdDbVerify {
-    private EtcdDbVerify() {
+final class EtcdDbPass {
+    private EtcdDbPass() {
     }
 
-    static VerifyReport verify(Path db, VerifyLevel level, Verifier.Listener l) throws IOException {
+    static PassReport verify(Path db, Level level, Pass.Listener l) throws IOException {
         try (EtcdDb e = EtcdDb.openDatabase(db)) {
-            e.checkValues(level == VerifyLevel.VALUES);
+            e.checkValues(level == Level.VALUES);
             EtcdDbWal.Summary[] sum = {null};
             AccountListener listener = new AccountListener(l::damage);
             FormReplay.Result r = FormReplay.run(sink -> sum[0] = EtcdDbWal.emit(e, sink), listener);
             Account a = Account.ofForm(e.store(db, sum[0].revisions()), r, listener);
             if (level.replays()) a.findings().forEach(l::finding);
             for (String d : a.store().damage()) l.storeDamage("etcd-db", d);
-            return new VerifyReport(WalFormat.V2, level, level.replays() ? a : a.read(), null, -1, false, null,
+            return new PassReport(WalFormat.V2, level, level.replays() ? a : a.read(), null, -1, false, null,
                     SplitScan.Outcome.ONE_THREAD);
         }
     }

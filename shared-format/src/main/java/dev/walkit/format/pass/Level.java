@@ -1,7 +1,7 @@
-package dev.walkit.verify;
+package dev.walkit.format.pass;
 
 /** How deep walverify looks. */
-public enum VerifyLevel {
+public enum Level {
     /** Header sanity and the CRC of every record. */
     FRAME,
     /** Also the KeyValue decode and header/payload consistency. */
@@ -15,13 +15,13 @@ public enum VerifyLevel {
     VALUES;
 
     /** Whether the history is replayed by the rules (semantic and above). */
-    boolean replays() {
+    public boolean replays() {
         return this == SEMANTIC || this == VALUES;
     }
 
     /** The level named {@code s}, in any case; null when it names none. */
-    static VerifyLevel named(String s) {
-        for (VerifyLevel l : values()) {
+    public static Level named(String s) {
+        for (Level l : values()) {
             if (l.name().equalsIgnoreCase(s)) return l;
         }
         return null;

@@ -1,4 +1,4 @@
-package dev.walkit.verify;
+package dev.walkit.format.pass;
 
 import dev.walkit.format.ValueCheck;
 
@@ -33,7 +33,7 @@ import java.util.List;
  * The verification engine behind {@code walverify}: one streaming pass at the chosen level. Opens the
  * input read-only and never modifies it.
  */
-public final class Verifier {
+public final class Pass {
     /** Sees findings as they are found (for --jsonl). */
     public interface Listener {
         default void damage(DamageLocator.Located d) {
@@ -52,21 +52,82 @@ public final class Verifier {
         }
     }
 
-    private Verifier() {
+    private Pass() {
     }
 
-    public static VerifyReport verify(Path input, VerifyLevel level, Listener listener) throws IOException {
-        return verify(input, level, listener, SplitScan.MIN_SPLIT);
+    /** What a path given on the command line is: the store, sniffed from its bytes, and the file read. */
+    public record Input(Store.Kind kind, Path file) {
+        public boolean isWal() {
+            return kind == Store.Kind.WAL;
+        }
+    }
+
+    /**
+     * Which store {@code path} is (a WAL file or directory, kine's state.db or k3s's db directory, etcd's db or data
+     * directory), from its bytes: the one sniffing every tool goes through. Adding a fourth store is a line in
+     * {@link dev.walkit.format.store.StoreFile} and a reader here.
+     */
+    public static Input input(Path path) throws IOException {
+        dev.walkit.format.store.StoreFile f = dev.walkit.format.store.StoreFile.resolve(path);
+        return new Input(f.kind(), f.file());
+    }
+
+    /**
+     * The pass over {@code input} at {@code level}: the store sniffed once, read, and its {@link Account} (what was
+     * read, kept and lost; the verdict) with what only a pass says of the read (a leftover compaction, a file that
+     * grew meanwhile).
+     */
+    public static PassReport read(Path input, Level level, Listener listener) throws IOException {
+        return read(input, level, listener, SplitScan.MIN_SPLIT);
+    }
+
+    /**
+     * A WAL's semantic pass whose state a tool goes on to use (walmigrate's source): the replay under {@code options}
+     * (a policy's: {@link dev.walkit.format.policy.RecoveryPolicy#replayOptions}), its account as {@link #read} gives it
+     * at semantic level for the default options, the state it left, and the file the state's values are read from
+     * (open until the result is closed). One read of the log.
+     */
+    public static Replayed replay(Path input, Replayer.Options options) throws IOException {
+        Path walPath = Wal.resolve(input);
+        ReaderOptions ro = ReaderOptions.defaults();
+        WalFile file = WalFile.open(walPath, ro.maxRecLen());
+        try {
+            Wal.Sniff sniff = Wal.requireWal(file, ro.maxRecLen());
+            Store wal = Store.wal(walPath, file.size(), sniff.format().label());
+            AccountListener listener = new AccountListener();
+            Replay.Result res = Replay.run(file, sniff.format(), ro, options, listener);
+            Account a = listener.account(wal, res.state(), file.size(), WalKeys.of(file, res.format()));
+            Path leftover = Wal.leftoverCompaction(walPath);
+            if (leftover != null) a = a.withFinding(leftoverFinding(leftover), file.size());
+            return new Replayed(new PassReport(sniff.format(), Level.SEMANTIC, a, leftover, -1, false, null, SplitScan.Outcome.ONE_THREAD),
+                    res.state(), file);
+        } catch (IOException | RuntimeException e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    /** A WAL replayed: the pass's report, the state, and the file its values are read from (closed with this). */
+    public record Replayed(PassReport report, Replayer state, WalFile file) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            file.close();
+        }
+    }
+
+    /** The finding a compaction's leftover file beside the log is: reported, not damage (wal stays authoritative, §6). */
+    public static Finding leftoverFinding(Path leftover) {
+        return new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, leftover + " exists: a compaction did not finish");
     }
 
     /** As above; v2 files of {@code minSplit} bytes or more are read on two threads at frame and decode level. */
-    static VerifyReport verify(Path input, VerifyLevel level, Listener listener, long minSplit) throws IOException {
+    public static PassReport read(Path input, Level level, Listener listener, long minSplit) throws IOException {
         Listener l = listener == null ? new Listener() { } : listener;
         dev.walkit.format.store.StoreFile store = dev.walkit.format.store.StoreFile.resolve(input);
-        if (store.kind() == dev.walkit.format.account.Store.Kind.ETCD_DB) return EtcdDbVerify.verify(store.file(), level, l);
-        if (store.kind() == dev.walkit.format.account.Store.Kind.KINE) return KineVerify.verify(store.file(), level, l);
+        if (store.kind() == dev.walkit.format.account.Store.Kind.ETCD_DB) return EtcdDbPass.verify(store.file(), level, l);
+        if (store.kind() == dev.walkit.format.account.Store.Kind.KINE) return KinePass.verify(store.file(), level, l);
         Path walPath = Wal.resolve(input);
-        ReaderOptions ro = level == VerifyLevel.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
+        ReaderOptions ro = level == Level.FRAME ? ReaderOptions.frame() : ReaderOptions.defaults();
         Facts r = new Facts();
         r.level = level;
         r.leftoverCompaction = Wal.leftoverCompaction(walPath);
@@ -77,9 +138,9 @@ public final class Verifier {
             Wal.Sniff sniff = Wal.requireWal(file, ro.maxRecLen());
             r.format = sniff.format();
             Store wal = Store.wal(walPath, file.size(), sniff.format().label());
-            if (level == VerifyLevel.VALUES) {
+            if (level == Level.VALUES) {
                 account = values(file, sniff.format(), ro, wal, l);
-            } else if (level == VerifyLevel.SEMANTIC) {
+            } else if (level == Level.SEMANTIC) {
                 CleanReplay clean = sniff.format() == WalFormat.V2 ? CleanScan.scan(file, ro, CleanReplay.whole()) : null;
                 r.cleanPath = clean != null && clean.irregularity() == null;
                 r.cleanPathEnded = clean == null ? null : clean.irregularity();
@@ -113,18 +174,18 @@ public final class Verifier {
         }
         if (r.leftoverCompaction != null) {
             // Reported, not damage: wal stays authoritative (§6).
-            Finding f = new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, r.leftoverCompaction + " exists: a compaction did not finish");
+            Finding f = leftoverFinding(r.leftoverCompaction);
             l.finding(f);
             account = account.withFinding(f, r.bytes);
         }
-        return new VerifyReport(r.format, level, account, r.leftoverCompaction, r.grewTo, r.cleanPath, r.cleanPathEnded, r.scan);
+        return new PassReport(r.format, level, account, r.leftoverCompaction, r.grewTo, r.cleanPath, r.cleanPathEnded, r.scan);
     }
 
     /** What the pass finds besides its account. */
     private static final class Facts {
         SplitScan.Outcome scan = SplitScan.Outcome.ONE_THREAD;
         WalFormat format;
-        VerifyLevel level;
+        Level level;
         long bytes;
         long records;
         long transactions;

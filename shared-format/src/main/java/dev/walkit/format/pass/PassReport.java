@@ -1,4 +1,4 @@
-package dev.walkit.verify;
+package dev.walkit.format.pass;
 
 import dev.walkit.format.assess.Assessment;
 import dev.walkit.format.Finding;
@@ -23,7 +23,7 @@ import java.util.List;
  * @param cleanPathEnded     what ended the light replay when it was tried and ended, else null
  * @param scan               how the frame/decode scan used the threads (its contents do not depend on it)
  */
-public record VerifyReport(WalFormat format, VerifyLevel level, Account account, Path leftoverCompaction, long grewTo,
+public record PassReport(WalFormat format, Level level, Account account, Path leftoverCompaction, long grewTo,
                            boolean cleanPath, String cleanPathEnded, SplitScan.Outcome scan) {
 
     public Path path() {

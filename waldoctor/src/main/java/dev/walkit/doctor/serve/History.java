@@ -1,0 +1,60 @@
+package dev.walkit.doctor.serve;
+
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.account.Account;
+import dev.walkit.format.account.Store;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the endpoint serves: a store's history, read-only, asked as etcd's API asks (a range at a revision, the events
+ * of a watch, the leases), with the account of the pass that read it. The endpoint knows only this; the index that
+ * answers it is the doctor's, plugged in from above (no cycle between the packages).
+ */
+public interface History {
+    /** A key's state in a range answer: its fields, its value not read when only keys were asked for. */
+    interface Visitor {
+        /** Returns false to stop. */
+        boolean visit(KeyValue kv);
+    }
+
+    /** One event of the history: a PUT or DELETE (kv, as the log wrote it) and the key's state before it, or null. */
+    interface EventVisitor {
+        /** Returns false to stop. */
+        boolean event(KeyValue kv, KeyValue prev);
+    }
+
+    /** A lease: its ID, the TTL it was granted, and the keys live on it at the served revision. */
+    record Lease(long id, long grantedTtl, List<byte[]> keys) {
+    }
+
+    /** The served view's revision: the last applied, or the one pinned. */
+    long latest();
+
+    /** The revision below which the history is compacted (0: none). */
+    long compactRevision();
+
+    /** What was read. */
+    Store store();
+
+    /** The one account of the pass that read the store: its verdict, damage and findings. */
+    Account account();
+
+    /**
+     * Visits the keys of {@code [key, end)} live at {@code rev} in byte order ({@code end} null: {@code key} alone;
+     * empty: every key from {@code key} on), and returns how many are live there. {@code materialize} is how many
+     * to read and hand to {@code v} (0: count only); the count goes on past them. Without {@code values} the values are
+     * not read out (a keys-only request).
+     */
+    long range(byte[] key, byte[] end, long rev, long materialize, boolean values, Visitor v);
+
+    /** The events of {@code [key, end)} with revisions in {@code [from, to]}, in revision order; how many there were. */
+    long events(long from, long to, byte[] key, byte[] end, EventVisitor v);
+
+    /** The leases at the served revision, by ID. */
+    Map<Long, Lease> leases();
+
+    /** Adds a key served beside the store's, at the served revision (what serve says of the damage), under {@code walkit/}. */
+    void overlay(byte[] key, byte[] value);
+}
