@@ -21,6 +21,11 @@ public abstract class Candidates implements Iterable<String> {
         return values.iterator();
     }
 
+    /** Whether {@code value} is one of them. */
+    public boolean contains(String value) {
+        return values.contains(value);
+    }
+
     /** The {@code -w} formats. */
     public static final class Formats extends Candidates {
         public Formats() {

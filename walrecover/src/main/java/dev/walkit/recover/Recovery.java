@@ -79,7 +79,16 @@ public final class Recovery {
 
     /** With {@code progress}: a bar on the terminal while the input is replayed (a human report, a large file). */
     public static RecoveryReport run(RecoveryOptions o, Instant now, boolean progress) throws IOException, Refused {
-        Path input = Wal.resolve(o.input());
+        return run(o, now, progress, null);
+    }
+
+    /**
+     * As above; with {@code form}, the input is another store (an etcd db, kine's state.db) read as its WAL form
+     * ({@link dev.walkit.format.pass.Pass#form}): the form is replayed under the policy and written, and the account
+     * and the report speak of the store (its path, its facts, its own damage, which only salvage writes past).
+     */
+    public static RecoveryReport run(RecoveryOptions o, Instant now, boolean progress, dev.walkit.format.pass.Pass.Form form) throws IOException, Refused {
+        Path input = form != null ? form.wal() : Wal.resolve(o.input());
         Path outDir = o.out() == null ? null : o.out().toAbsolutePath().normalize();
         Path target = outDir == null ? null : outDir.resolve(Wal.WAL_FILE);
         // An existing DIR/wal is refused before anything is read, unless a crashed run's switch is to be put right
@@ -95,7 +104,7 @@ public final class Recovery {
 
         RecoveryReport.Draft r = new RecoveryReport.Draft();
         r.options = o;
-        r.input = input;
+        r.input = form != null ? form.input().file() : input;
         ReaderOptions ro = ReaderOptions.defaults().withAcceptCrc(o.acceptCrc());
         try (WalFile in = WalFile.open(input, ro.maxRecLen())) {
             r.inputBytes = in.size();
@@ -124,7 +133,7 @@ public final class Recovery {
                         history = new HistoryWriter(temp, in, sniffed == WalFormat.V1, o.checksum());
                     }
                 }
-                Plan plan = new Plan(r, history);
+                Plan plan = new Plan(r, history, form == null ? null : form.store());
                 plan.progress = dev.walkit.cli.Progress.of(o.dryRun() ? "replaying" : "recovering", in.size(), progress);
                 plan.stopsHistory = o.form() == RecoveryOptions.Form.AUTO;
                 Replayer.Options opts = o.policy().replayOptions(o.toRevision());
@@ -146,7 +155,7 @@ public final class Recovery {
                             + plan.lastRevisionRead() + ": nothing to stop at", true);
                 }
                 Timing.mark("plan finished");
-                String refusal = decide(o, r, s);
+                String refusal = decide(o, r, s, form == null ? null : form.store());
                 if (refusal != null) {
                     r.refused = refusal;
                     if (history != null) history.abandon();
@@ -284,7 +293,13 @@ public final class Recovery {
      * Why nothing is written of what replay found, or null to go on: the crc range bug (whatever the policy), the
      * policy's refusal, a --to-revision below what a snapshot prefix stands for, or nothing left to write.
      */
-    private static String decide(RecoveryOptions o, RecoveryReport.Draft r, Replayer s) {
+    private static String decide(RecoveryOptions o, RecoveryReport.Draft r, Replayer s, dev.walkit.format.account.Store store) {
+        if (store != null && !store.damage().isEmpty() && !(o.policy() instanceof dev.walkit.format.policy.Salvage)) {
+            // The store's own format is damaged where no revision of its form says: only salvage writes past it.
+            return "policy " + o.policy().label() + ": the " + store.kind().title() + " itself is damaged (" + store.damage().get(0)
+                    + (store.damage().size() > 1 ? "; " + (store.damage().size() - 1) + " more" : "") + "); nothing written "
+                    + "(--policy salvage keeps every revision read from it)";
+        }
         for (DamageSpan d : s.damage()) {
             if (d.kind() != DamageKind.CRC_RANGE_BUG) continue;
             return "the crc range bug: " + d.records() + " record(s) at offset " + d.offset() + " have CRCs over the "
@@ -324,9 +339,13 @@ public final class Recovery {
         /** The bar on the terminal, or one that draws nothing. */
         dev.walkit.cli.Progress progress = dev.walkit.cli.Progress.of("", 0, false);
 
-        Plan(RecoveryReport.Draft r, HistoryWriter history) {
+        /** The store the input is the WAL form of (its facts and own damage), or null: the input is a WAL. */
+        final dev.walkit.format.account.Store store;
+
+        Plan(RecoveryReport.Draft r, HistoryWriter history, dev.walkit.format.account.Store store) {
             this.r = r;
             this.history = history;
+            this.store = store;
         }
 
         @Override
@@ -362,9 +381,10 @@ public final class Recovery {
 
         /** The account of the input under the policy (the one every tool makes of it), and the loss preview. */
         void finish(Replayer s, WalFile in, WalFormat format) {
-            java.nio.file.Path leftover = Wal.leftoverCompaction(in.path());
-            dev.walkit.format.account.Account a = account(dev.walkit.format.account.Store.wal(in.path(), in.size(), format.label()), s, in.size(),
-                    dev.walkit.format.account.WalKeys.of(in, format));
+            java.nio.file.Path leftover = store == null ? Wal.leftoverCompaction(in.path()) : null;
+            // A store's form is made, not read: no span of it is torn at its end (as the pass's account of it).
+            dev.walkit.format.account.Account a = account(store != null ? store : dev.walkit.format.account.Store.wal(in.path(), in.size(), format.label()), s,
+                    store != null ? Long.MAX_VALUE : in.size(), dev.walkit.format.account.WalKeys.of(in, format));
             if (leftover != null) {
                 a = a.withFinding(dev.walkit.format.pass.Pass.leftoverFinding(leftover), in.size());
             }

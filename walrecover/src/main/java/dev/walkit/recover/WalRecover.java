@@ -88,7 +88,19 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
     @Option(names = "--out", paramLabel = "DIR", description = "Output data directory (created if missing).")
     Path out;
 
-    @Parameters(paramLabel = "PATH", description = "The damaged WAL file, or its data directory.")
+    @Option(names = "--out-format", paramLabel = "wal|kine|etcd-db", completionCandidates = OutFormats.class,
+            description = {"The output's store (default: the input's own). A kine or etcd db is read as its history (the pass's WAL form) "
+                    + "and, today, written as the store's WAL: --out-format wal (DIR/wal and DIR/leases.json); kine's and etcd's own formats "
+                    + "as output are not built yet."})
+    String outFormat;
+
+    static final class OutFormats extends dev.walkit.cli.Candidates {
+        OutFormats() {
+            super(java.util.List.of("wal", "kine", "etcd-db"));
+        }
+    }
+
+    @Parameters(paramLabel = "PATH", description = "The damaged WAL file or its data directory; or an etcd db (or data directory), or kine's state.db.")
     Path path;
 
     public static void main(String[] args) {
@@ -160,20 +172,37 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
             err.println("walrecover: " + invalid);
             return ExitCode.USAGE.code();
         }
-        String other = otherStore(path);
-        if (other != null) {
-            err.println("walrecover: " + other);
+        if (outFormat != null && !new OutFormats().contains(outFormat)) {
+            err.println("walrecover: --out-format '" + outFormat + "' is not a store (wal, kine, etcd-db)");
+            return ExitCode.USAGE.code();
+        }
+        dev.walkit.format.pass.Pass.Input in = storeOf(path);
+        String format = outFormat != null ? outFormat : in == null || in.isWal() ? "wal" : in.kind().label();
+        if (!format.equals("wal") && !dryRun) {
+            err.println("walrecover: --out-format " + format + ": writing " + (format.equals("kine") ? "kine's state.db" : "an etcd db")
+                    + " is not built yet; --out-format wal writes the recovered state as the store's WAL (DIR/wal and DIR/leases.json)");
             return ExitCode.USAGE.code();
         }
         RecoveryReport r;
+        dev.walkit.format.pass.Pass.Form form = null;
         try {
-            r = Recovery.run(o, Instant.now(), writeOut.format() == OutputFormat.SIMPLE);
+            // Another store than a WAL is read as its WAL form (the pass's), the account speaking of the store.
+            if (in != null && !in.isWal()) form = dev.walkit.format.pass.Pass.form(path);
+            r = Recovery.run(o, Instant.now(), writeOut.format() == OutputFormat.SIMPLE, form);
         } catch (Recovery.Refused e) {
             err.println("walrecover: " + e.getMessage());
             return e.usage() ? ExitCode.USAGE.code() : ExitCode.DAMAGE.code();
         } catch (IOException | UncheckedIOException e) {
             err.println("walrecover: " + dev.walkit.cli.IoErrors.describe(e));
             return ExitCode.UNREADABLE.code();
+        } finally {
+            if (form != null) {
+                try {
+                    form.close();
+                } catch (IOException e) {
+                    // a temporary file left behind: the report stands
+                }
+            }
         }
         RecoveryPrinter.of(writeOut.format()).print(stdout, r);
         stdout.flush();
@@ -193,22 +222,13 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
         return ExitCode.OK.code();
     }
 
-    /**
-     * What to say of an input the pass reads as another store than a WAL (an etcd db, kine's state.db), which
-     * walrecover does not rebuild yet; null for a WAL (or for what the pass cannot place: the recovery's read says why).
-     */
-    static String otherStore(Path path) {
-        dev.walkit.format.pass.Pass.Input in;
+    /** The store {@code path} is (the pass's sniffing), or null when the pass cannot place it (the recovery's read says why). */
+    static dev.walkit.format.pass.Pass.Input storeOf(Path path) {
         try {
-            in = dev.walkit.format.pass.Pass.input(path);
+            return dev.walkit.format.pass.Pass.input(path);
         } catch (IOException e) {
             return null;
         }
-        if (in.isWal()) return null;
-        return path + " is " + (in.kind() == dev.walkit.format.account.Store.Kind.ETCD_DB ? "an etcd db" : "kine's state.db")
-                + ", not a WAL: walrecover rebuilds a WAL; `walverify " + path + "` and `waldoctor diagnose " + path + "` read it, and `walmigrate "
-                + (in.kind() == dev.walkit.format.account.Store.Kind.ETCD_DB ? "etcd-db --db " : "kine --sqlite ") + path
-                + " --out-wal DIR` writes a healthy one's state as a WAL";
     }
 
     /** Why --report FILE cannot be written, checked before any work (a recovery should not end in a failed report), or null. */

@@ -504,16 +504,40 @@ class WalRecoverTest {
     }
 
     @Test
-    void anEtcdDbOrAKineDbIsNamedAsWhatItIsNotReadAsABrokenWal() throws Exception {
+    void anEtcdDbOrAKineDbIsRecoveredThroughItsFormTheReportSpeakingOfTheStore() throws Exception {
         Path db = Fixtures.path("etcd/snapshot.db");
-        Run r = run("--dry-run", "--out", dir.resolve("o").toString(), db.toString());
-        assertEquals(2, r.exit(), r.err());
-        assertEquals(1, r.err().strip().lines().count(), r.err());
-        assertTrue(r.err().startsWith("walrecover: " + db + " is an etcd db, not a WAL: ") && r.err().contains("walmigrate etcd-db --db " + db), r.err());
+        Run dry = run("--dry-run", "-w", "json", db.toString());
+        assertEquals(0, dry.exit(), dry.err());
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dry.out());
+        assertEquals("etcd-db", j.get("input").get("store").asText(), dry.out());
+        assertEquals(db.toString(), j.get("input").get("path").asText(), "the account speaks of the db, not of its form");
+        // Its own format as output is not built yet: said in one line, before anything is written.
+        Run own = run("--out", dir.resolve("own").toString(), db.toString());
+        assertEquals(2, own.exit(), own.err());
+        assertTrue(own.err().startsWith("walrecover: --out-format etcd-db: writing an etcd db is not built yet; --out-format wal"), own.err());
+        assertTrue(Files.notExists(dir.resolve("own/wal")));
+        // As the store's WAL: the db's live state at its revisions, verified and published.
+        Path out = dir.resolve("as-wal");
+        Run w = run("--out-format", "wal", "--out", out.toString(), db.toString());
+        assertEquals(0, w.exit(), w.err());
+        dev.walkit.format.replay.Replayer got = dev.walkit.format.replay.Replay.run(out).state();
+        try (dev.walkit.format.pass.Pass.Form f = dev.walkit.format.pass.Pass.form(db)) {
+            dev.walkit.format.replay.Replayer want = dev.walkit.format.replay.Replay.run(f.wal()).state();
+            assertEquals(want.revision(), got.revision());
+            assertEquals(want.keys().liveCount(), got.keys().liveCount());
+            for (dev.walkit.format.replay.KeyState k : want.keys().sortedLive()) {
+                dev.walkit.format.replay.KeyState g = got.keys().get(k.key());
+                assertTrue(g != null && g.live() && g.modRevision() == k.modRevision() && g.createRevision() == k.createRevision()
+                        && g.version() == k.version() && g.lease() == k.lease(), dev.walkit.format.KeyQuote.quote(k.key()));
+            }
+        }
+        // kine's state.db: the same, its account kine's.
         Path kine = dir.resolve("state.db");
         new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(2, 200)).write(kine);
-        Run k = run("--dry-run", "--out", dir.resolve("k").toString(), kine.toString());
-        assertEquals(2, k.exit(), k.err());
-        assertTrue(k.err().startsWith("walrecover: " + kine + " is kine's state.db, not a WAL: "), k.err());
+        Run k = run("--dry-run", "-w", "json", kine.toString());
+        assertEquals(0, k.exit(), k.err());
+        assertEquals("kine", new com.fasterxml.jackson.databind.ObjectMapper().readTree(k.out()).get("input").get("store").asText());
+        Run bad = run("--out-format", "mysql", "--dry-run", kine.toString());
+        assertEquals(2, bad.exit(), bad.err());
     }
 }

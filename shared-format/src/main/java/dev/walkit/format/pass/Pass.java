@@ -115,6 +115,44 @@ public final class Pass {
         }
     }
 
+    /**
+     * A store other than a WAL (an etcd db, kine's state.db) as a tool that rewrites a log reads it: its history written
+     * as a WAL form to a private temporary file (deleted on close), and the store's own facts and damage ({@link Store},
+     * as {@link #read} gives them at semantic level), for the account to speak of the store, never of its form.
+     */
+    public static Form form(Path path) throws IOException {
+        Input in = input(path);
+        if (in.isWal()) throw new IllegalArgumentException(path + " is a WAL: it is its own form");
+        Store store = read(path, Level.SEMANTIC, null).account().store();
+        Path dir = java.nio.file.Files.createTempDirectory("walkit-form-");
+        Path wal = dir.resolve(Wal.WAL_FILE);
+        try {
+            if (in.kind() == Store.Kind.ETCD_DB) {
+                try (dev.walkit.format.etcd.EtcdDb db = dev.walkit.format.etcd.EtcdDb.openDatabase(in.file())) {
+                    dev.walkit.format.etcd.EtcdDbWal.write(db, wal);
+                }
+            } else {
+                try (dev.walkit.format.kine.KineDb db = dev.walkit.format.kine.KineDb.open(in.file(), "walrecover")) {
+                    dev.walkit.format.kine.KineHistoryWal.write(db, wal);
+                }
+            }
+            return new Form(in, wal, store);
+        } catch (IOException | RuntimeException e) {
+            java.nio.file.Files.deleteIfExists(wal);
+            java.nio.file.Files.deleteIfExists(dir);
+            throw e;
+        }
+    }
+
+    /** A store's WAL form: the store, its form's file, the store's own facts. */
+    public record Form(Input input, Path wal, Store store) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            java.nio.file.Files.deleteIfExists(wal);
+            java.nio.file.Files.deleteIfExists(wal.getParent());
+        }
+    }
+
     /** The finding a compaction's leftover file beside the log is: reported, not damage (wal stays authoritative, §6). */
     public static Finding leftoverFinding(Path leftover) {
         return new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, leftover + " exists: a compaction did not finish");
