@@ -2,6 +2,7 @@ package dev.walkit.cli;
 
 import picocli.CommandLine;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 
 /**
@@ -35,11 +36,74 @@ public final class Cli {
     public static void exit(String tool, int code) {
         System.out.flush();
         if (System.out.checkError() && code < ExitCode.UNREADABLE.code()) {
-            System.err.println(tool + ": standard output could not be written (a full disk, a closed pipe): the output is incomplete");
+            IOException failure = installed == null ? null : installed.failure;
+            if (failure != null && brokenPipe(failure)) {
+                // The reader stopped reading (| head, | less quit): what was read stands, and so does its code.
+                System.exit(code);
+            }
+            System.err.println(tool + ": standard output" + stdoutTarget() + " could not be written"
+                    + (failure != null && failure.getMessage() != null ? ": " + failure.getMessage() : " (a full disk, a closed pipe)")
+                    + ": the output is incomplete");
             code = ExitCode.UNREADABLE.code();
         }
         System.exit(code);
     }
+
+    /** Whether {@code e} is a write into a pipe whose reader has gone (EPIPE). */
+    static boolean brokenPipe(IOException e) {
+        return e.getMessage() != null && e.getMessage().contains("Broken pipe");
+    }
+
+    /** " (PATH)" when standard output is a file, for the message that says it could not be written; else "". */
+    private static String stdoutTarget() {
+        try {
+            java.nio.file.Path p = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd/1"));
+            return p.isAbsolute() ? " (" + p + ")" : "";
+        } catch (IOException | UnsupportedOperationException e) {
+            return "";
+        }
+    }
+
+    /** Standard output as the tools write it: the first write that failed (a closed pipe, a full disk) is kept for the exit. */
+    private static final class Stdout extends java.io.FilterOutputStream {
+        volatile IOException failure;
+
+        Stdout() {
+            super(new java.io.FileOutputStream(java.io.FileDescriptor.out));
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            try {
+                out.write(b);
+            } catch (IOException e) {
+                if (failure == null) failure = e;
+                throw e;
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            try {
+                out.write(b, off, len);
+            } catch (IOException e) {
+                if (failure == null) failure = e;
+                throw e;
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            try {
+                out.flush();
+            } catch (IOException e) {
+                if (failure == null) failure = e;
+                throw e;
+            }
+        }
+    }
+
+    private static Stdout installed;
 
     /**
      * Whether standard error is a terminal, for progress lines ({@code \r} rewrites): {@link System#console()}
@@ -56,7 +120,12 @@ public final class Cli {
         }
     }
 
-    public static PrintWriter stdout() {
+    /** The process's standard output for a tool's main (never a test's: they pass writers of their own). */
+    public static synchronized PrintWriter stdout() {
+        if (installed == null) {
+            installed = new Stdout();
+            System.setOut(new java.io.PrintStream(new java.io.BufferedOutputStream(installed, 1 << 16), false));
+        }
         return new PrintWriter(System.out, true);
     }
 

@@ -73,7 +73,7 @@ public final class WalVerify implements Callable<Integer> {
         // The plain command lines of runbooks and CI skip building picocli's model (≈ 0.25 s of a run);
         // anything else, errors included, is picocli's.
         WalVerify plain = PlainArgs.parse(args);
-        Cli.exit("walverify", plain != null ? plain.runOrInternalError(new PrintWriter(System.out, true), new PrintWriter(System.err, true))
+        Cli.exit("walverify", plain != null ? plain.runOrInternalError(Cli.stdout(), Cli.stderr())
                 : Cli.run(new WalVerify(), args));
     }
 
