@@ -58,7 +58,9 @@ public final class Shell {
 
     /** The interactive loop on {@code terminal}; {@code history} is the history file, or null. */
     public static void interactive(ShellContext ctx, Terminal terminal, Path history) {
-        LineReaderBuilder b = LineReaderBuilder.builder().terminal(terminal).appName("waldoctor").completer(completer(ctx));
+        // A line is read as typed: no history expansion, which would eat a backslash (\q, a key's \xff) and a '!'.
+        LineReaderBuilder b = LineReaderBuilder.builder().terminal(terminal).appName("waldoctor").completer(completer(ctx))
+                .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true);
         if (history != null) b.variable(LineReader.HISTORY_FILE, history);
         LineReader reader = b.build();
         PrintWriter out = new ShellOut(terminal.writer());

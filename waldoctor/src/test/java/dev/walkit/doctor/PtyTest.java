@@ -146,10 +146,11 @@ class PtyTest {
             int range = r.await("the range's key", "/registry/leases/kube-node-lease/", prompt);
             r.await("the prompt after the range", READING, range);
             type(in, "get /registry/configmaps/ns0/cm-0\r");
-            r.await("the get's answer", "mod_revision: 203", range);
-            in.write(4); // Ctrl-D
-            in.flush();
-            assertTrue(p.waitFor(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS), "the shell exits on Ctrl-D");
+            int get = r.await("the get's answer", "mod_revision: 203", range);
+            r.await("the prompt after the get", READING, get);
+            type(in, "\\q\r"); // psql's quit, typed at the prompt: the backslash reaches the shell
+            assertTrue(p.waitFor(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS), "the shell exits on \\q: " + tail(r.text()));
+            assertEquals(0, p.exitValue(), tail(r.text()));
         } finally {
             p.destroyForcibly();
             r.join(5000);
