@@ -364,6 +364,12 @@ public final class Commands {
         } catch (NumberFormatException e) {
             return error(out, "not a revision: " + w);
         }
+        if (r < 0) return error(out, "not a revision: " + w);
+        if (r == 0) { // as etcd's --rev 0 (and get --rev 0 here): the latest
+            ctx.viewRevision = Long.MAX_VALUE;
+            out.println("viewing the latest revision " + ctx.index.state().revision() + " (revision 0 is the latest, as etcd's --rev 0)");
+            return ShellCommand.Outcome.OK;
+        }
         String problem = revisionProblem(ctx, r);
         if (problem != null) return error(out, problem);
         ctx.viewRevision = r;

@@ -69,11 +69,18 @@ final class StructuredOutput {
                 for (String k : more ? keys.subList(0, (int) limit) : keys) kvs.add(ctx.index.get(k, rev));
             }
         }
+        boolean keysOnly = a.has("--keys-only");
         if (keyed && kvs.isEmpty()) {
+            // As etcdctl get -w json: a document that holds no key (count 0), and the not-found line and code besides.
+            if (format == OutputFormat.JSON) {
+                out.println(new Json().beginObject().field("schema", SCHEMA).field("command", command)
+                        .field("revision", rev == Long.MAX_VALUE ? ctx.index.state().revision() : rev).name("kvs").beginArray().endArray()
+                        .field("count", 0).field("more", false).endObject());
+                out.flush();
+            }
             err.println(name + ": key not found: " + key);
             return ExitCode.NOT_FOUND.code();
         }
-        boolean keysOnly = a.has("--keys-only");
         if (format == OutputFormat.JSON) {
             Json j = new Json().beginObject().field("schema", SCHEMA).field("command", command)
                     .field("revision", rev == Long.MAX_VALUE ? ctx.index.state().revision() : rev);

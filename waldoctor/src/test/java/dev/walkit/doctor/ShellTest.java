@@ -42,6 +42,15 @@ class ShellTest {
     }
 
     @Test
+    void atZeroIsTheLatestAsEtcdsRevZeroAndANegativeRevisionIsRefused() throws Exception {
+        String s = interactive("at 5\nat 0\nstats\nat -3\nquit\n");
+        assertTrue(s.contains("viewing the latest revision " + index.state().revision() + " (revision 0 is the latest, as etcd's --rev 0)"), s);
+        assertTrue(!s.contains("viewing revision 0"), s);
+        assertTrue(!s.substring(s.indexOf("as etcd's --rev 0")).contains("viewing revision 5"), "the view went back to the latest: " + s);
+        assertTrue(s.contains("error: not a revision: -3"), s);
+    }
+
+    @Test
     void answersCommandsAndErrors() throws Exception {
         String s = interactive("get /registry/configmaps/ns0/cm-0\nget /registry/none\nat 5\nat 99999\nstats\nbogus\nquit\n");
         assertSays(s, "mod_revision: 203", "error: key not found: /registry/none", "viewing revision 5",
