@@ -650,7 +650,7 @@ public final class Commands {
     private static ShellCommand.Outcome damage(ShellContext ctx, Args a, PrintWriter out) {
         dev.walkit.format.account.Account acc = ctx.index.account();
         AccountText.storeDamage(out, "", acc);
-        for (DamageLocator.Located l : acc.damage()) AccountText.span(out, "", l);
+        for (DamageLocator.Located l : acc.damage()) AccountText.span(out, "", l, acc);
         for (Finding f : acc.findings()) AccountText.finding(out, "", f);
         for (dev.walkit.format.account.Drop d : acc.drops()) out.println(AccountText.drop(d));
         if (!acc.affectedKeys().isEmpty()) {

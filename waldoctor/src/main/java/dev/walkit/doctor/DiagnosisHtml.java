@@ -120,7 +120,7 @@ final class DiagnosisHtml implements DiagnosisPrinter {
             h.append("<rect class=\"damage-mark\" data-kind=\"").append(esc(s.kind().label())).append("\" x=\"").append(10 + px(s.offset(), size))
                     .append("\" y=\"14\" width=\"").append(Math.max(3, px(s.length(), size))).append("\" height=\"38\" fill=\"").append(colour(s.kind().ordinal()))
                     .append("\"><title>").append(esc(s.kind().label() + " at offset " + String.format(Locale.ROOT, "%,d", s.offset()) + ", "
-                            + String.format(Locale.ROOT, "%,d", s.length()) + " bytes, " + revisionsAround(l) + ": " + Meaning.of(s.kind())))
+                            + String.format(Locale.ROOT, "%,d", s.length()) + " bytes, " + revisionsAround(l) + ": " + Meaning.of(s.kind(), a.verdict())))
                     .append("</title></rect>");
         }
         for (Finding f : a.findings()) {
@@ -187,7 +187,7 @@ final class DiagnosisHtml implements DiagnosisPrinter {
         h.append("<table><tr><th>offset</th><th>bytes</th><th>kind</th><th>revisions</th><th>detail</th><th>meaning</th></tr>");
         for (DamageLocator.Located l : a.damage()) {
             DamageSpan s = l.span();
-            row(h, s.offset(), s.length(), s.kind().label(), revisionsAround(l), s.describe(), Meaning.of(s.kind()));
+            row(h, s.offset(), s.length(), s.kind().label(), revisionsAround(l), s.describe(), Meaning.of(s.kind(), a.verdict()));
         }
         for (Finding f : a.findings()) {
             row(h, f.offset(), f.length(), f.kind().label(), "revision " + dev.walkit.cli.Revision.text(f.revision()), f.detail(), Meaning.of(f.kind()));

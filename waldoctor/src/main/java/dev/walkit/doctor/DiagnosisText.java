@@ -32,7 +32,7 @@ final class DiagnosisText implements DiagnosisPrinter {
         out.printf("== findings%n");
         if (a.damage().isEmpty() && a.findings().isEmpty() && a.store().damage().isEmpty()) out.printf("  none: the log is healthy%n");
         AccountText.storeDamage(out, "  ", a);
-        for (DamageLocator.Located l : a.damage()) AccountText.span(out, "  ", l);
+        for (DamageLocator.Located l : a.damage()) AccountText.span(out, "  ", l, a);
         // Bounded by kind on the page of text (a 100 MiB overwrite leaves thousands of one kind); all in -w json.
         java.util.Map<dev.walkit.format.DamageKind, Integer> shown = new java.util.EnumMap<>(dev.walkit.format.DamageKind.class);
         for (Finding x : a.findings()) {

@@ -24,7 +24,7 @@ final class JsonPrinter implements RecoveryPrinter {
         j.name("dropped").beginArray();
         if (r.account() != null) r.account().drops().stream().limit(RecoveryReport.MAX_LISTED).forEach(d -> AccountJson.drop(j, d));
         j.endArray().name("damage").beginArray();
-        if (r.account() != null) r.account().damage().forEach(d -> AccountJson.span(j, d));
+        if (r.account() != null) r.account().damage().forEach(d -> AccountJson.span(j, d, r.account()));
         j.endArray().name("findings").beginArray();
         if (r.account() != null) r.account().findings().forEach(f -> AccountJson.finding(j, f));
         j.endArray();

@@ -24,7 +24,7 @@ final class SimplePrinter implements RecoveryPrinter {
         out.printf("  kept %,d transactions (%,d records); dropped %,d%n", r.keptTransactions(), r.keptRecords(), r.droppedTransactions());
         if (r.revisions() != null) out.printf("  %s%n", r.revisions().text());
         if (a != null) {
-            for (dev.walkit.format.replay.DamageLocator.Located d : a.damage()) AccountText.span(out, "  ", d);
+            for (dev.walkit.format.replay.DamageLocator.Located d : a.damage()) AccountText.span(out, "  ", d, a);
             int shown = 0;
             for (dev.walkit.format.account.Drop d : a.drops()) {
                 if (shown == HUMAN_DROPPED) break;

@@ -21,7 +21,7 @@ final class SimplePrinter implements VerifyPrinter {
         if (a.replayed()) out.printf("  live keys %,d, tombstones %,d%n", a.liveKeys(), a.tombstones());
         if (r.leftoverCompaction() != null) out.printf("  note: leftover compaction %s: %s%n", r.leftoverCompaction(), Meaning.of(dev.walkit.format.DamageKind.LEFTOVER_COMPACTION));
         if (r.grewTo() >= 0) out.println(grewNote(r));
-        for (DamageLocator.Located d : a.damage()) AccountText.span(out, "  ", d);
+        for (DamageLocator.Located d : a.damage()) AccountText.span(out, "  ", d, a);
         for (Finding f : a.findings()) {
             if (f.kind() != dev.walkit.format.DamageKind.LEFTOVER_COMPACTION) AccountText.finding(out, "  ", f);
         }

@@ -44,7 +44,7 @@ public final class AccountJson {
         j.name("store_damage").beginArray();
         for (String d : a.store().damage()) j.value(d);
         j.endArray().name("damage").beginArray();
-        for (DamageLocator.Located d : a.damage()) span(j, d);
+        for (DamageLocator.Located d : a.damage()) span(j, d, a);
         j.endArray().name("findings").beginArray();
         for (Finding f : a.findings()) finding(j, f);
         j.endArray();
@@ -60,15 +60,20 @@ public final class AccountJson {
         return j;
     }
 
-    /** A damaged span as an object (also a --jsonl line). */
+    /** A damaged span as an object (also a --jsonl line: told as found, before the log's verdict is known). */
     public static Json span(Json j, DamageLocator.Located d) {
+        return span(j, d, null);
+    }
+
+    /** A damaged span of the account {@code a} as an object, its meaning the one it has in a log of that verdict. */
+    public static Json span(Json j, DamageLocator.Located d, Account a) {
         DamageSpan s = d.span();
         j.beginObject().field("type", "damage").field("offset", s.offset()).field("length", s.length()).field("kind", s.kind().label());
         j.field("detail", s.describe());
         if (s.storedCrc() >= 0) j.field("stored_crc", String.format("%08x", s.storedCrc())).field("computed_crc", String.format("%08x", s.computedCrc()));
         if (s.crcRange() != null) j.field("crc_range", s.crcRange().label()).field("records", s.records()).field("data_intact", true);
         j.fieldOrNull("revision_before", d.revisionBefore()).fieldOrNull("revision_after", d.revisionAfter());
-        return j.field("meaning", Meaning.of(s.kind())).endObject();
+        return j.field("meaning", a == null ? Meaning.of(s.kind()) : Meaning.of(s.kind(), a.verdict())).endObject();
     }
 
     /** A finding as an object (also a --jsonl line). */

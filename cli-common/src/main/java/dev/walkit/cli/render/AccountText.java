@@ -63,11 +63,16 @@ public final class AccountText {
         for (String d : a.store().damage()) out.printf("%s%s damage: %s%n", indent, a.store().kind() == Store.Kind.KINE ? "SQLite" : "bbolt", d);
     }
 
-    /** A damaged span and, on the next line, what it means. */
+    /** A damaged span and, on the next line, what it means (told as found: before the log's verdict is known). */
     public static void span(PrintWriter out, String indent, DamageLocator.Located d) {
+        span(out, indent, d, null);
+    }
+
+    /** A damaged span of the account {@code a} and, on the next line, what it means in a log of its verdict. */
+    public static void span(PrintWriter out, String indent, DamageLocator.Located d, Account a) {
         DamageSpan s = d.span();
         out.printf("%s%s at offset %,d, %,d bytes (%s): %s%n%s  %s%n", indent, s.kind().label(), s.offset(), s.length(),
-                Revision.where(d.revisionBefore(), d.revisionAfter()), s.describe(), indent, Meaning.of(s.kind()));
+                Revision.where(d.revisionBefore(), d.revisionAfter()), s.describe(), indent, a == null ? Meaning.of(s.kind()) : Meaning.of(s.kind(), a.verdict()));
     }
 
     /** A finding and, on the next line, what it means. */

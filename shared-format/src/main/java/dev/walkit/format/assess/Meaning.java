@@ -11,6 +11,18 @@ public final class Meaning {
     private Meaning() {
     }
 
+    /**
+     * What {@code k} means in a log whose verdict is {@code verdict}: a torn tail beside other damage is not what
+     * tolerate-tail repairs (that policy refuses the log), so its line says which policy drops it then.
+     */
+    public static String of(DamageKind k, Assessment.Verdict verdict) {
+        if (k == DamageKind.TORN_TAIL && (verdict == Assessment.Verdict.DAMAGED || verdict == Assessment.Verdict.RULES_BROKEN)) {
+            return "a crash mid-append: the last unsynced write is lost; with the other damage here tolerate-tail refuses the log: "
+                    + "`walrecover --policy salvage` drops it and keeps every complete transaction";
+        }
+        return of(k);
+    }
+
     public static String of(DamageKind k) {
         return switch (k) {
             case TORN_TAIL -> "a crash mid-append: the last unsynced write is lost; `walrecover --policy tolerate-tail` drops it";

@@ -101,7 +101,7 @@ public final class EtcdEndpoint implements AutoCloseable {
                 .field("verdict", a.verdict().label()).endObject().toString()));
         int n = 0;
         for (DamageLocator.Located d : a.damage()) {
-            history.overlay(bytes(String.format("walkit/damage/%04d", n++)), bytes(AccountJson.span(new Json(), d).toString()));
+            history.overlay(bytes(String.format("walkit/damage/%04d", n++)), bytes(AccountJson.span(new Json(), d, a).toString()));
         }
         for (Finding f : a.findings()) {
             history.overlay(bytes(String.format("walkit/damage/%04d", n++)), bytes(AccountJson.finding(new Json(), f).toString()));
