@@ -89,6 +89,14 @@ class FindingsPastTheCapTest {
         assertEquals(BROKEN + 1 - j.get("findings").size(), j.get("findings_left_out").asLong(), "it says how many it left out");
         assertTrue(j.toString().contains("\"kind\":\"incomplete-transaction\""), "the incomplete transaction is listed past the cap");
 
+        JsonNode first = j.get("findings").get(0); // a rule finding names its key, in JSON and in its detail
+        assertEquals("version-create-revision-mismatch", first.get("kind").asText(), first.toString());
+        assertEquals("/registry/configmaps/ns/cm-1", first.get("key").asText(), first.toString());
+        assertEquals(java.util.Base64.getEncoder().encodeToString("/registry/configmaps/ns/cm-1".getBytes(StandardCharsets.UTF_8)), first.get("key_base64").asText());
+        assertTrue(first.get("detail").asText().startsWith("key /registry/configmaps/ns/cm-1: PUT with create_revision 1, version 3"), first.toString());
+        Run text = run("walverify", "--level", "semantic", wal.toString());
+        assertTrue(text.out().contains("version-create-revision-mismatch at offset 0 (revision 1): key /registry/configmaps/ns/cm-1: PUT with create_revision 1, version 3"), text.out());
+
         Run jsonl = run("walverify", "--level", "semantic", "--jsonl", wal.toString());
         String summary = jsonl.out().lines().reduce((a, b) -> b).orElseThrow();
         assertEquals(BROKEN + 1, new ObjectMapper().readTree(summary).get("finding_count").asLong(), "the summary counts every finding: " + summary);

@@ -76,7 +76,7 @@ final class Serve implements Callable<Integer> {
                     + "(--cert-file, --key-file; --trusted-ca-file with --client-cert-auth to require client certificates)");
         }
         EtcdEndpoint.Tls finalTls = tls;
-        return WalDoctor.withIndex(path, err, System.console() != null, x -> {
+        return WalDoctor.withIndex("waldoctor serve", path, err, System.console() != null, x -> {
             ServedHistory history;
             try {
                 history = new ServedHistory(x, rev);

@@ -69,12 +69,15 @@ public final class WalDoctor implements Callable<Integer> {
         int run(LogIndex x) throws IOException;
     }
 
-    /** Loads {@code path}, runs {@code action}, closes; unreadable input is exit 4 with one line. */
-    static int withIndex(Path path, PrintWriter err, boolean progress, WithIndex action) {
+    /**
+     * Loads {@code path}, runs {@code action}, closes; unreadable input is exit 4 with one line, prefixed with the
+     * command's name ({@code waldoctor diagnose:}).
+     */
+    static int withIndex(String name, Path path, PrintWriter err, boolean progress, WithIndex action) {
         try (LogIndex x = load(path, err, progress)) {
             return action.run(x);
         } catch (IOException | UncheckedIOException e) {
-            err.println("waldoctor: " + dev.walkit.cli.IoErrors.describe(e));
+            err.println(name + ": " + dev.walkit.cli.IoErrors.describe(e));
             return ExitCode.UNREADABLE.code();
         }
     }
@@ -116,7 +119,7 @@ public final class WalDoctor implements Callable<Integer> {
             }
             // The page names the input by its SHA-256: hashed on a thread of its own while the store loads (0.8 s a GiB of one core).
             FileSha256 sha = format == OutputFormat.HTML || report != null ? FileSha256.start(path) : null;
-            return withIndex(path, err, format == OutputFormat.SIMPLE, x -> {
+            return withIndex("waldoctor diagnose", path, err, format == OutputFormat.SIMPLE, x -> {
                 Diagnosis d = Diagnosis.of(x);
                 java.util.function.Supplier<DiagnosisHtml.Examined> examined = () -> new DiagnosisHtml.Examined(
                         dev.walkit.cli.FastStart.versionLine("waldoctor"), x.account().store().path().toString(), x.account().store().bytes(),
@@ -167,7 +170,7 @@ public final class WalDoctor implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             boolean tty = System.console() != null;
-            return withIndex(path, err, tty, x -> {
+            return withIndex("waldoctor shell", path, err, tty, x -> {
                 ShellContext ctx = new ShellContext(x, showSecrets);
                 if (!tty) {
                     int failed = Shell.piped(ctx, new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), out, err);
@@ -244,7 +247,7 @@ public final class WalDoctor implements Callable<Integer> {
             }
             Path path = Path.of(words.remove(at));
             if (command.name().equals("records") && words.contains("--follow")) return followRecords(path, words, name, out, err);
-            return withIndex(path, err, false, x -> {
+            return withIndex(name, path, err, false, x -> {
                 ShellContext ctx = new ShellContext(x, showSecrets);
                 if (writeOut.format() != OutputFormat.SIMPLE) return StructuredOutput.run(command.name(), ctx, words, writeOut.format(), out, err);
                 List<String> line = new ArrayList<>();

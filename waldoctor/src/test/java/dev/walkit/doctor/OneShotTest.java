@@ -34,6 +34,15 @@ class OneShotTest {
     }
 
     @Test
+    void anUnreadableInputIsOneLineNamingTheToolAndItsCommand() {
+        for (String[] w : new String[][] {{"diagnose", "/nonexistent"}, {"stats", "/nonexistent"}, {"get", "/nonexistent", KEY}, {"shell", "/nonexistent"}}) {
+            WalDoctorTest.Run r = WalDoctorTest.run(w);
+            assertEquals(4, r.exit(), String.join(" ", w));
+            assertEquals("waldoctor " + w[0] + ": /nonexistent: no such file or directory", r.err().strip(), String.join(" ", w));
+        }
+    }
+
+    @Test
     void optionsGoAnywhere() {
         WalDoctorTest.Run before = WalDoctorTest.run("get", "--rev", "1000", S, KEY);
         WalDoctorTest.Run after = WalDoctorTest.run("get", S, KEY, "--rev", "1000");

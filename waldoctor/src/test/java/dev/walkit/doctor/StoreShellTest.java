@@ -56,7 +56,7 @@ class StoreShellTest {
         java.nio.file.Files.write(empty.resolve("db"), new byte[0]);
         WalDoctorTest.Run b = WalDoctorTest.run("diagnose", dir.resolve("broken").toString());
         assertEquals(4, b.exit(), b.out() + b.err());
-        assertEquals("waldoctor: " + empty.resolve("db") + ": a bbolt file with no valid meta page (meta page 0: the file ends at 0, before this meta page)",
+        assertEquals("waldoctor diagnose: " + empty.resolve("db") + ": a bbolt file with no valid meta page (meta page 0: the file ends at 0, before this meta page)",
                 b.err().strip());
     }
 

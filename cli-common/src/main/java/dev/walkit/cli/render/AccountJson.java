@@ -78,9 +78,10 @@ public final class AccountJson {
 
     /** A finding as an object (also a --jsonl line). */
     public static Json finding(Json j, Finding f) {
-        return j.beginObject().field("type", "finding").field("kind", f.kind().label()).field("offset", f.offset()).field("length", f.length())
-                .fieldOrNull("revision", f.revision()).field("records_dropped", f.records()).field("detail", f.detail())
-                .field("meaning", Meaning.of(f.kind())).endObject();
+        j.beginObject().field("type", "finding").field("kind", f.kind().label()).field("offset", f.offset()).field("length", f.length())
+                .fieldOrNull("revision", f.revision()).field("records_dropped", f.records()).field("detail", f.detail());
+        if (f.key() != null) j.field("key", KeyText.quote(f.key())).field("key_base64", Base64.getEncoder().encodeToString(f.key()));
+        return j.field("meaning", Meaning.of(f.kind())).endObject();
     }
 
     /** A dropped transaction: where, its revision, its records, why, and its keys. */

@@ -111,9 +111,12 @@ public final class Replayer implements TransactionGrouper.Sink {
     private DropReason dropWhy;
     private final SnapshotPrefix.Report report = (kind, offset, length, detail, effect, inPrefix) -> {
         boolean drops = effect == SnapshotPrefix.Effect.DROPS;
+        // A rule judged on one record names its key (a snapshot record kept as stored, or one transaction's record).
+        byte[] key = judged != null && judged.records() == 1 && (kind == DamageKind.VERSION_MISMATCH || kind == DamageKind.DELETE_OF_ABSENT_KEY)
+                ? judged.entries().get(0).key() : null;
         Finding f = new Finding(kind, offset, length, kind == DamageKind.TRUNCATED_SNAPSHOT ? prefix.compactRevision()
                 : judged == null ? -1 : judged.revision(),
-                drops && judged != null ? judged.records() : 0, detail);
+                drops && judged != null ? judged.records() : 0, key == null ? detail : "key " + dev.walkit.format.KeyQuote.quote(key) + ": " + detail, key);
         finding(f);
         if (drops) dropWhy = new DropReason.RuleBroken(f);
         if (effect == SnapshotPrefix.Effect.KEPT) keptBreak(f, judged == null ? new byte[0] : judged.entries().get(0).key());
@@ -356,10 +359,10 @@ public final class Replayer implements TransactionGrouper.Sink {
         DamageKind broken = options.deriveVersions && !delete ? null
                 : Rules.broken(delete, s.live, s.createRevision, s.version, e.revision(), e.createRevision(), e.version());
         if (broken != null) {
-            Finding f = new Finding(broken, e.offset(), e.length(), e.revision(), 0, broken == DamageKind.DELETE_OF_ABSENT_KEY
-                    ? "DELETE of a key that is not live"
+            Finding f = new Finding(broken, e.offset(), e.length(), e.revision(), 0, "key " + dev.walkit.format.KeyQuote.quote(e.key()) + ": "
+                    + (broken == DamageKind.DELETE_OF_ABSENT_KEY ? "DELETE of a key that is not live"
                     : "PUT with create_revision " + e.createRevision() + ", version " + e.version() + "; expected " + expectCreate + ", "
-                    + expectVersion);
+                    + expectVersion), e.key());
             finding(f);
             keptBreak(f, e.key());
         }
