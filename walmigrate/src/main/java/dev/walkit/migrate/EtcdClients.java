@@ -44,6 +44,7 @@ final class EtcdClients {
      * ({@code waitForReady}), so without this a stopped or unreachable etcd made every request wait.
      */
     static void checkReachable(Client c, MigrateOptions o) {
+        refusedEverywhere(o.endpoints());
         try {
             // The job's own prefix (or one key when it has none): a user whose role reads and writes that prefix only
             // passes, as the job itself needs nothing more.
@@ -60,6 +61,52 @@ final class EtcdClients {
             Throwable root = e;
             while (root.getCause() != null) root = root.getCause();
             throw new Unreachable("cannot use etcd at " + String.join(",", o.endpoints()) + ": " + root.getMessage(), e);
+        }
+    }
+
+    /**
+     * Throws {@link Unreachable} at once when no endpoint takes a TCP connection and each says why (connection refused,
+     * an unknown host): what the gRPC client would only report as no answer after the reach check's wait. An endpoint
+     * that connects, or does not answer at all (a firewall's drop), is left to the reach check.
+     */
+    static void refusedEverywhere(java.util.List<String> endpoints) {
+        java.util.List<String> why = new java.util.ArrayList<>();
+        for (String e : endpoints) {
+            java.net.InetSocketAddress a = address(e);
+            if (a == null) return; // a form this check does not read: the client's own says
+            try (java.net.Socket s = new java.net.Socket()) {
+                if (a.isUnresolved()) {
+                    why.add(e + ": unknown host " + a.getHostString());
+                    continue;
+                }
+                s.connect(a, 2000);
+                return;
+            } catch (java.net.ConnectException x) {
+                why.add(e + ": connection refused");
+            } catch (java.io.IOException x) {
+                return; // no answer (a timeout): the reach check waits and says so
+            }
+        }
+        if (!why.isEmpty()) {
+            throw new Unreachable("cannot reach etcd at " + String.join("; ", why) + " (is it running? are --endpoints right?)", null);
+        }
+    }
+
+    /** {@code host:port} of an endpoint ({@code http(s)://HOST:PORT}, {@code HOST:PORT}, {@code [v6]:PORT}), or null. */
+    static java.net.InetSocketAddress address(String endpoint) {
+        String e = endpoint.replaceFirst("^[a-zA-Z][a-zA-Z0-9+.-]*://", "");
+        int slash = e.indexOf('/');
+        if (slash >= 0) e = e.substring(0, slash);
+        int colon = e.lastIndexOf(':');
+        if (colon <= 0 || colon == e.length() - 1) return null;
+        String host = e.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) host = host.substring(1, host.length() - 1);
+        try {
+            int port = Integer.parseInt(e.substring(colon + 1));
+            if (port <= 0 || port > 65535) return null;
+            return new java.net.InetSocketAddress(host, port); // resolved here: unresolved when the host is unknown
+        } catch (NumberFormatException x) {
+            return null;
         }
     }
 

@@ -53,9 +53,17 @@ class UnreachableTargetTest {
         String endpoint = "http://127.0.0.1:" + freePort();
         Run r = run("wal", "--endpoints", endpoint, "--wal", Fixtures.path("vectors/small/wal").toString());
         assertEquals(5, r.exit(), r.err());
-        assertEquals("walmigrate: cannot reach etcd at " + endpoint + ": no answer within 10 s (is it running? are --endpoints and the TLS options right?)\n", r.err());
+        // Refused at once, in the system's words: not "no answer" after the reach check's wait.
+        assertEquals("walmigrate: cannot reach etcd at " + endpoint + ": connection refused (is it running? are --endpoints right?)\n", r.err());
         assertEquals("", r.out());
-        assertTrue(r.millis() < 30_000, r.millis() + " ms");
+    }
+
+    @Test
+    void anUnknownHostIsSaidAsSuchInOneLine() throws Exception {
+        Run r = run("wal", "--endpoints", "http://no-such-host.invalid:2379", "--wal", Fixtures.path("vectors/small/wal").toString());
+        assertEquals(5, r.exit(), r.err());
+        assertEquals("walmigrate: cannot reach etcd at http://no-such-host.invalid:2379: unknown host no-such-host.invalid (is it running? are --endpoints right?)\n",
+                r.err());
     }
 
     @Test
@@ -63,7 +71,7 @@ class UnreachableTargetTest {
         int port = freePort();
         Run r = run("wal", "--endpoints", "127.0.0.1:" + port, "--wal", Fixtures.path("vectors/small/wal").toString());
         assertEquals(5, r.exit(), r.err());
-        assertTrue(r.err().startsWith("walmigrate: cannot reach etcd at http://127.0.0.1:" + port + ": no answer within 10 s"), r.err());
+        assertTrue(r.err().startsWith("walmigrate: cannot reach etcd at http://127.0.0.1:" + port + ": connection refused"), r.err());
     }
 
     @Test
