@@ -477,7 +477,7 @@ public final class Commands {
         LogIndex.EtcdFacts etcd = ctx.index.source().etcd();
         if (etcd != null) {
             // etcd's lease bucket: every lease granted and not revoked, with its TTL, keys or not.
-            etcd.leases().forEach((id, ttl) -> out.printf("lease %d (%x): TTL %ds, %d live key(s)%n", id, id, ttl, m.keysByLease().getOrDefault(id, 0)));
+            etcd.leases().forEach((id, ttl) -> out.printf("lease %d (%016x): TTL %ds, %d live key(s)%n", id, id, ttl, m.keysByLease().getOrDefault(id, 0)));
             out.printf("%d lease(s) in the db's lease bucket%n", etcd.leases().size());
             return ShellCommand.Outcome.OK;
         }
@@ -517,7 +517,16 @@ public final class Commands {
                 n++;
             }
         }
-        if (n == 0) return error(out, "no live key is attached to lease " + id);
+        if (n == 0) {
+            // A lease etcd granted and holds, with no key on it now: as etcdctl lease timetolive shows it (exit 0).
+            LogIndex.EtcdFacts etcd = ctx.index.source().etcd();
+            Long ttl = etcd == null ? null : etcd.leases().get(id);
+            if (ttl != null) {
+                out.printf("lease %d (%016x): TTL %ds, 0 live keys%n", id, id, ttl);
+                return ShellCommand.Outcome.OK;
+            }
+            return error(out, "no live key is attached to lease " + id);
+        }
         if (limit > 0 && n > limit) out.printf("… %,d of %,d keys shown (--limit N shows N, --limit 0 all)%n", limit, n);
         else out.printf("%d key(s)%n", n);
         return ShellCommand.Outcome.OK;

@@ -97,6 +97,21 @@ class StoreShellTest {
     }
 
     @Test
+    void aLeaseWithNoLiveKeyIsShownAsEtcdctlLeaseTimetoliveShowsItAndIdsAreSixteenHexDigits() {
+        String db = dev.walkit.format.Fixtures.path("etcd/snapshot.db").toString();
+        WalDoctorTest.Run l = WalDoctorTest.run("leases", db);
+        assertEquals(0, l.exit(), l.err());
+        assertTrue(l.out().contains("lease 558906211502333704 (07c1a23cf75b1f08): TTL 600s, 0 live key(s)"), "etcdctl's %016x: " + l.out());
+        WalDoctorTest.Run empty = WalDoctorTest.run("lease", db, "558906211502333704");
+        assertEquals(0, empty.exit(), "a lease granted with no key on it now is a lease, not a miss: " + empty.err());
+        assertEquals("lease 558906211502333704 (07c1a23cf75b1f08): TTL 600s, 0 live keys", empty.out().strip());
+        WalDoctorTest.Run hex = WalDoctorTest.run("lease", db, "07c1a23cf75b1f08");
+        assertEquals(empty.out(), hex.out(), "the ID as etcdctl prints it");
+        WalDoctorTest.Run none = WalDoctorTest.run("lease", db, "12345");
+        assertEquals(1, none.exit(), "a lease the db never held: not found");
+    }
+
+    @Test
     void secretsAreRedactedInAnEtcdDbToo() {
         WalDoctorTest.Run r = WalDoctorTest.run("get", DB, "/registry/secrets/default/s1");
         assertTrue(r.out().contains("<redacted: 7 bytes; --show-secrets to show>"), r.out());
