@@ -625,6 +625,9 @@ public final class Commands {
         return r.next() instanceof RecordView;
     }
 
+    /** The most bytes one hexdump shows. */
+    static final int HEXDUMP_MAX = 1 << 20;
+
     private static ShellCommand.Outcome hexdump(ShellContext ctx, Args a, PrintWriter out) {
         ShellCommand.Outcome walOnly = walOnly(ctx, "hexdump", out);
         if (walOnly != null) return walOnly;
@@ -639,7 +642,9 @@ public final class Commands {
         }
         long size = ctx.index.file().size();
         if (off < 0 || off >= size) return error(out, "offset " + off + " is outside the file (" + size + " bytes)");
-        len = (int) Math.min(Math.min(len, 1 << 20), size - off);
+        if (len <= 0) return error(out, "LEN must be 1 or more");
+        int asked = len;
+        len = (int) Math.min(Math.min(len, HEXDUMP_MAX), size - off);
         boolean[] hidden = new boolean[len];
         int redacted = 0;
         if (!ctx.showSecrets) {
@@ -651,7 +656,19 @@ public final class Commands {
                 }
             }
         }
-        out.print(ValueView.hexdump(ctx.index.file().read(off, len), off, len, hidden));
+        byte[] bytes = ctx.index.file().read(off, len);
+        // A line at a time: Ctrl-C stops a long dump where it is, as it stops a range.
+        for (int i = 0; i < len; i += 16) {
+            if (ctx.interrupted) {
+                out.printf("(stopped at offset %,d: %,d of %,d bytes shown)%n", off + i, i, len);
+                return ShellCommand.Outcome.OK;
+            }
+            out.print(ValueView.hexdumpLine(bytes, off, i, len, hidden));
+        }
+        if (asked > len) {
+            out.printf(asked > HEXDUMP_MAX && len == HEXDUMP_MAX ? "(%,d bytes shown of the %,d asked: hexdump shows at most 1 MiB at a time; OFFSET %,d goes on)%n"
+                    : "(%,d bytes shown of the %,d asked: the file ends there)%n", len, asked, off + len);
+        }
         if (redacted > 0) out.printf("(%,d byte(s) of %s values shown as **: --show-secrets to show them)%n", redacted, ValueView.SECRETS);
         return ShellCommand.Outcome.OK;
     }

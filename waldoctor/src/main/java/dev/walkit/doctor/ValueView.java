@@ -191,20 +191,24 @@ public final class ValueView {
     /** With the bytes {@code hidden} marks shown as {@code **} and {@code *}. */
     public static String hexdump(byte[] b, long base, int len, boolean[] hidden) {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < len; i += 16) {
-            sb.append(String.format("%08x  ", base + i));
-            for (int j = 0; j < 16; j++) {
-                if (i + j < len) sb.append(hidden[i + j] ? "** " : String.format("%02x ", b[i + j] & 0xFF));
-                else sb.append("   ");
-                if (j == 7) sb.append(' ');
-            }
-            sb.append(" |");
-            for (int j = 0; j < 16 && i + j < len; j++) {
-                int c = b[i + j] & 0xFF;
-                sb.append(hidden[i + j] ? '*' : c >= 0x20 && c < 0x7F ? (char) c : '.');
-            }
-            sb.append("|\n");
-        }
+        for (int i = 0; i < len; i += 16) sb.append(hexdumpLine(b, base, i, len, hidden));
         return sb.toString();
+    }
+
+    /** The line of the dump that starts at byte {@code i} of {@code b} (of {@code len}), its offset {@code base + i}. */
+    public static String hexdumpLine(byte[] b, long base, int i, int len, boolean[] hidden) {
+        StringBuilder sb = new StringBuilder(80);
+        sb.append(String.format("%08x  ", base + i));
+        for (int j = 0; j < 16; j++) {
+            if (i + j < len) sb.append(hidden[i + j] ? "** " : String.format("%02x ", b[i + j] & 0xFF));
+            else sb.append("   ");
+            if (j == 7) sb.append(' ');
+        }
+        sb.append(" |");
+        for (int j = 0; j < 16 && i + j < len; j++) {
+            int c = b[i + j] & 0xFF;
+            sb.append(hidden[i + j] ? '*' : c >= 0x20 && c < 0x7F ? (char) c : '.');
+        }
+        return sb.append("|\n").toString();
     }
 }

@@ -42,6 +42,24 @@ class ShellTest {
     }
 
     @Test
+    void hexdumpSaysWhenItShowsLessThanAskedAndRefusesANonPositiveLength(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        long size = index.file().size();
+        String s = interactive("hexdump 16 999999999\nhexdump 0 -5\nquit\n");
+        assertTrue(s.contains(String.format("(%,d bytes shown of the 999,999,999 asked: the file ends there)", size - 16)), s);
+        assertTrue(s.contains("error: LEN must be 1 or more"), s);
+        java.nio.file.Path wal = dir.resolve("wal");
+        new dev.walkit.testdata.K8sWalGenerator(dev.walkit.testdata.K8sWalGenerator.Options.of(3, 3 << 20)).write(wal);
+        try (LogIndex big = LogIndex.load(wal, null)) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            Shell.piped(new ShellContext(big, false), new java.io.BufferedReader(new java.io.StringReader("hexdump 0 2000000\n")),
+                    new java.io.PrintWriter(out, true), new java.io.PrintWriter(new java.io.StringWriter(), true));
+            assertTrue(out.toString().contains("(1,048,576 bytes shown of the 2,000,000 asked: hexdump shows at most 1 MiB at a time; OFFSET 1,048,576 goes on)"),
+                    out.toString().substring(Math.max(0, out.toString().length() - 300)));
+            assertEquals(65536, out.toString().lines().filter(l -> l.matches("^[0-9a-f]{8}  .*")).count(), "1 MiB, 16 bytes a line");
+        }
+    }
+
+    @Test
     void atZeroIsTheLatestAsEtcdsRevZeroAndANegativeRevisionIsRefused() throws Exception {
         String s = interactive("at 5\nat 0\nstats\nat -3\nquit\n");
         assertTrue(s.contains("viewing the latest revision " + index.state().revision() + " (revision 0 is the latest, as etcd's --rev 0)"), s);
