@@ -26,7 +26,14 @@ public abstract class Candidates implements Iterable<String> {
         return values.contains(value);
     }
 
-    /** The {@code -w} formats. */
+    /** The {@code -w} formats of every report: simple, json, table. */
+    public static final class Common extends Candidates {
+        public Common() {
+            super(java.util.Arrays.stream(OutputFormat.common()).map(OutputFormat::label).toList());
+        }
+    }
+
+    /** The {@code -w} formats of a command that also writes a page (html too). */
     public static final class Formats extends Candidates {
         public Formats() {
             super(java.util.Arrays.stream(OutputFormat.values()).map(OutputFormat::label).toList());

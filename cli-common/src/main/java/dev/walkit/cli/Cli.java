@@ -157,18 +157,7 @@ public final class Cli {
         cl.setColorScheme(CommandLine.Help.defaultColorScheme(Ansi.enabled() ? CommandLine.Help.Ansi.ON : CommandLine.Help.Ansi.OFF));
         cl.setParameterExceptionHandler((ex, args) -> {
             CommandLine c = ex.getCommandLine();
-            java.util.List<String> near = ex instanceof CommandLine.UnmatchedArgumentException u ? u.getSuggestions() : java.util.List.of();
-            if (!near.isEmpty()) {
-                // As git's "did you mean": `waldoctor shel` → shell, `gte` → get (the nearest by edits among the names, not
-                // picocli's first suggestion: it offered generate-completion for gte).
-                String typed = ((CommandLine.UnmatchedArgumentException) ex).getUnmatched().get(0);
-                java.util.Collection<String> names = typed.startsWith("-") ? c.getCommandSpec().optionsMap().keySet() : c.getSubcommands().keySet();
-                String best = Nearest.of(typed, names);
-                c.getErr().println(c.getCommandName() + ": unknown " + (typed.startsWith("-") ? "option" : "command") + " '" + typed
-                        + "': did you mean '" + (best != null ? best : near.get(0)) + "'?");
-            } else {
-                c.getErr().println(c.getCommandName() + ": " + ex.getMessage());
-            }
+            c.getErr().println(c.getCommandSpec().qualifiedName() + ": " + usageLine(ex, c));
             c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
             c.getErr().flush();
             return ExitCode.USAGE.code();
@@ -176,6 +165,35 @@ public final class Cli {
         cl.setExecutionExceptionHandler((ex, c, parseResult) -> internalError(c.getCommandName(), ex, c.getErr()));
         setExitCodeHelp(cl);
         return cl;
+    }
+
+    /**
+     * A command line's mistake in the tool's words, not the parser's: an unknown option or command with the nearest
+     * name (as git's "did you mean", for every option), an argument too many, a value that is not a number.
+     */
+    static String usageLine(CommandLine.ParameterException ex, CommandLine c) {
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            String typed = u.getUnmatched().get(0);
+            boolean option = typed.startsWith("-") && typed.length() > 1;
+            String bare = option && typed.contains("=") ? typed.substring(0, typed.indexOf('=')) : typed;
+            java.util.Collection<String> names = option ? c.getCommandSpec().optionsMap().keySet() : c.getSubcommands().keySet();
+            // The nearest by edits among the names (`shel` → shell, `gte` → get, `--polcy` → --policy).
+            String best = Nearest.of(bare, names);
+            boolean takesArguments = !c.getCommandSpec().positionalParameters().isEmpty();
+            if (option || best != null || (!c.getSubcommands().isEmpty() && !takesArguments)) {
+                return "unknown " + (option ? "option" : "command") + " '" + bare + "'" + (best != null ? ": did you mean '" + best + "'?" : "");
+            }
+            int more = u.getUnmatched().size() - 1;
+            return "unexpected argument '" + typed + "'" + (more > 0 ? " (and " + more + " more)" : "");
+        }
+        String m = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+        m = m.replaceAll("^Invalid value for option '([^']*)': ", "$1: ")
+                .replaceAll("^Invalid value for positional parameter at index \\d+ \\(([^)]*)\\): ", "$1: ")
+                .replaceAll(" is not an? (long|int|integer|double|float)\\b", " is not a number")
+                .replaceAll("^Missing required parameter for option '([^']*)' \\((.*)\\)$", "$1 needs a value ($2)")
+                .replaceAll("^Missing required options? (and parameters? )?", "missing ")
+                .replaceAll("^Missing required parameters?: ", "missing ");
+        return m;
     }
 
     private static void setExitCodeHelp(CommandLine cl) {

@@ -30,7 +30,18 @@ public enum OutputFormat {
         return null;
     }
 
+    /** {@code -w} of every report: simple, json, table (html is diagnose's alone: {@link ParsePage}). */
     static final class Parse extends Converter<OutputFormat> {
+        @Override
+        protected OutputFormat parse(String s) {
+            OutputFormat f = named(s);
+            if (f == null || f == HTML) throw new IllegalArgumentException("'" + s + "' is not an output format of this command (simple, json, table)");
+            return f;
+        }
+    }
+
+    /** {@code -w} of a command that also writes a page: simple, json, table, html. */
+    static final class ParsePage extends Converter<OutputFormat> {
         @Override
         protected OutputFormat parse(String s) {
             OutputFormat f = named(s);

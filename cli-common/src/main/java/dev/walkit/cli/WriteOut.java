@@ -8,13 +8,33 @@ import java.io.PrintWriter;
  * The output option every tool shares, as a picocli mixin: {@code -w/--write-out simple|json|table}, with
  * {@code --json} kept as an alias of {@code -w json}.
  */
-public final class WriteOut {
-    @Option(names = {"-w", "--write-out"}, paramLabel = "simple|json|table", converter = OutputFormat.Parse.class, completionCandidates = Candidates.Formats.class,
+public class WriteOut {
+    @Option(names = {"-w", "--write-out"}, paramLabel = "simple|json|table", converter = OutputFormat.Parse.class, completionCandidates = Candidates.Common.class,
             description = "Output format: simple (lines), json (one document with a schema version), table (default: simple).")
     OutputFormat format;
 
     @Option(names = "--json", description = "Same as -w json.")
     boolean json;
+
+    /**
+     * {@code -w simple|json|table|html}: the option of a command that also writes a page (waldoctor diagnose), listed,
+     * parsed and completed with html; every other command's -w neither lists nor takes it.
+     */
+    public static final class Page {
+        @Option(names = {"-w", "--write-out"}, paramLabel = "simple|json|table|html", converter = OutputFormat.ParsePage.class,
+                completionCandidates = Candidates.Formats.class,
+                description = "Output format: simple (lines), json (one document with a schema version), table, html (one self-contained page) "
+                        + "(default: simple).")
+        OutputFormat format;
+
+        @Option(names = "--json", description = "Same as -w json.")
+        boolean json;
+
+        /** As a {@link WriteOut}, for its check and format. */
+        public WriteOut options() {
+            return of(format, json);
+        }
+    }
 
     /** As picocli would set it from {@code -w format} (null when absent) and {@code --json}. */
     public static WriteOut of(OutputFormat format, boolean json) {

@@ -98,7 +98,7 @@ public final class WalDoctor implements Callable<Integer> {
         CommandLine.Model.CommandSpec spec;
 
         @Mixin
-        WriteOut writeOut;
+        WriteOut.Page page;
 
         @Parameters(paramLabel = "PATH", description = "A WAL file, an etcd db or data directory, or a kine state.db.")
         Path path;
@@ -109,6 +109,7 @@ public final class WalDoctor implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            WriteOut writeOut = page.options();
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             if (writeOut.check("waldoctor diagnose", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();

@@ -305,7 +305,7 @@ class WalDoctorTest {
         assertEquals("waldoctor: unknown command 'shel': did you mean 'shell'?\nTry 'waldoctor --help' for more information.\n", r.err());
         Run o = run("diagnose", "--write-ot", "json", "x");
         assertEquals(2, o.exit());
-        assertTrue(o.err().startsWith("diagnose: unknown option '--write-ot': did you mean '--write-out'?"), o.err());
+        assertTrue(o.err().startsWith("waldoctor diagnose: unknown option '--write-ot': did you mean '--write-out'?"), o.err());
     }
 
     @Test
