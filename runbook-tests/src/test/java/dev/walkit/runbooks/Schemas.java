@@ -31,6 +31,7 @@ final class Schemas {
             case "walkit.waldoctor.diagnose/v1" -> "waldoctor.diagnose.schema.json";
             case "walkit.walrecover/v1" -> "walrecover.schema.json";
             case "walkit.waldoctor.kv/v1" -> "waldoctor.kv.schema.json";
+            case "walkit.waldoctor.leases/v1" -> "waldoctor.leases.schema.json";
             case "walkit.walmigrate/v1" -> "walmigrate.schema.json";
             default -> throw new AssertionError("no schema file for " + doc.get("schema"));
         };

@@ -92,9 +92,13 @@ public final class Commands {
 
     static {
         add("stats", "stats", "what the log is: format, size, records, transactions, revisions, keys, damage", Set.of(), Set.of(), false, Commands::stats);
-        add("get", "get KEY [--rev R] [-o json|yaml]", "a key's value and fields, at the latest revision or at R; -o: the object decoded whole "
-                + "(a Kubernetes protobuf object, or JSON), as auger decodes it", Set.of("--rev", "--output"), Set.of(), true, Commands::get);
-        add("range", "range PREFIX [--rev R] [--limit N] [--keys-only]", "keys under a prefix", Set.of("--rev", "--limit"), Set.of("--keys-only"), true, Commands::range);
+        add("get", "get KEY [--rev R] [-o json|yaml] [--prefix|--from-key [--limit N] [--keys-only]] [--print-value-only]",
+                "a key's value and fields, at the latest revision or at R; -o: the object decoded whole (a Kubernetes protobuf object, or JSON), "
+                + "as auger decodes it; as etcdctl get: --prefix the keys under KEY (range), --from-key every key from KEY on, "
+                + "--print-value-only the values alone", Set.of("--rev", "--output", "--limit"),
+                Set.of("--prefix", "--from-key", "--keys-only", "--print-value-only"), true, Commands::get);
+        add("range", "range PREFIX [--rev R] [--limit N] [--keys-only|--print-value-only]", "keys under a prefix", Set.of("--rev", "--limit"),
+                Set.of("--keys-only", "--print-value-only"), true, Commands::range);
         add("history", "history KEY [--limit N] [-o json|yaml]", "every put and delete of a key with its revision and the previous value (the latest N); "
                 + "-o: each version's object decoded whole", Set.of("--limit", "--output"), Set.of(), true, Commands::history);
         add("at", "at R|latest", "view the state at revision R (\"compacted\" below the compact revision)", Set.of(), Set.of(), false, Commands::at);
@@ -251,7 +255,9 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome get(ShellContext ctx, Args a, PrintWriter out) {
-        if (a.positional().size() != 1) return usage(out, "usage: get KEY [--rev R] [-o json|yaml]");
+        if (a.positional().size() != 1) return usage(out, "usage: get KEY [--rev R] [-o json|yaml] [--prefix|--from-key] [--print-value-only]");
+        if (a.has("--prefix") && a.has("--from-key")) return usage(out, "--prefix and --from-key exclude each other");
+        if (a.has("--prefix") || a.has("--from-key")) return range(ctx, a, out); // etcdctl get KEY --prefix: the range
         String output = a.get("--output");
         if (output != null && !output.equals("json") && !output.equals("yaml")) return usage(out, "-o takes json or yaml, not '" + output + "'");
         long r = revisionFor(ctx, a, out);
@@ -268,30 +274,39 @@ public final class Commands {
             out.println(text);
             return ShellCommand.Outcome.OK;
         }
+        if (a.has("--print-value-only")) {
+            out.println(ValueView.render(key, kv.value(), ctx.showSecrets));
+            return ShellCommand.Outcome.OK;
+        }
         printKv(ctx, key, kv, out);
         return ShellCommand.Outcome.OK;
     }
 
     private static ShellCommand.Outcome range(ShellContext ctx, Args a, PrintWriter out) {
         String prefix = a.positional().isEmpty() ? "" : a.positional().get(0);
+        if (a.has("--keys-only") && a.has("--print-value-only")) return usage(out, "--keys-only and --print-value-only exclude each other");
         long r = revisionFor(ctx, a, out);
         if (r < 0) return ShellCommand.Outcome.ERROR;
         long limit = a.number("--limit", ctx.rows);
         if (limit < 0) return error(out, a.error());
-        List<String> keys = ctx.index.liveKeys(prefix, r, limit);
+        boolean fromKey = a.has("--from-key");
+        List<String> keys = fromKey ? ctx.index.liveKeysFrom(prefix, r, limit) : ctx.index.liveKeys(prefix, r, limit);
         boolean more = limit > 0 && keys.size() > limit;
         if (more) keys = keys.subList(0, (int) limit);
         for (String key : keys) {
             if (ctx.interrupted) return ShellCommand.Outcome.OK;
             if (a.has("--keys-only")) {
                 out.println(key);
+            } else if (a.has("--print-value-only")) {
+                out.println(ValueView.render(key, ctx.index.get(key, r).value(), ctx.showSecrets));
             } else {
                 KeyValue kv = ctx.index.get(key, r);
                 out.printf("%s  rev %d  %s%n", key, kv.modRevision(), ValueView.summary(key, kv.value(), ctx.showSecrets));
             }
         }
+        if (a.has("--print-value-only")) return ShellCommand.Outcome.OK; // the values alone, as etcdctl prints them
         if (more) {
-            long all = ctx.index.liveCount(prefix, r);
+            long all = fromKey ? ctx.index.liveCountFrom(prefix, r) : ctx.index.liveCount(prefix, r);
             out.printf("… %,d of %,d keys shown (--limit N shows N, --limit 0 all)%n", keys.size(), all);
         } else {
             out.printf("%d key(s)%n", keys.size());

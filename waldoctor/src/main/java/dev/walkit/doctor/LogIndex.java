@@ -339,6 +339,28 @@ public final class LogIndex implements Closeable {
         return out;
     }
 
+    /** As {@link #liveKeys}, of every key from {@code key} on (etcdctl's --from-key). */
+    public List<String> liveKeysFrom(String key, long rev, long limit) {
+        List<String> out = new ArrayList<>();
+        HistoryState[] keys = sortedKeys();
+        for (int k = from(key); k < keys.length; k++) {
+            if (!liveAt(keys[k], rev)) continue;
+            out.add(dev.walkit.cli.KeyText.quote(keys[k].key()));
+            if (limit > 0 && out.size() > limit) break;
+        }
+        return out;
+    }
+
+    /** How many keys from {@code key} on are live at {@code rev}. */
+    public long liveCountFrom(String key, long rev) {
+        long n = 0;
+        HistoryState[] keys = sortedKeys();
+        for (int k = from(key); k < keys.length; k++) {
+            if (liveAt(keys[k], rev)) n++;
+        }
+        return n;
+    }
+
     /** How many keys under {@code prefix} are live at {@code rev}. */
     public long liveCount(String prefix, long rev) {
         long n = 0;

@@ -21,7 +21,9 @@ final class StructuredOutput {
     static final String SCHEMA = "walkit.waldoctor.kv/v1";
 
     /** The one-shot commands with every format; the others print lines only. */
-    static final Set<String> COMMANDS = Set.of("get", "range", "history");
+    static final Set<String> COMMANDS = Set.of("get", "range", "history", "leases");
+    /** The leases document's schema (docs/schema/waldoctor.leases.schema.json). */
+    static final String LEASES_SCHEMA = "walkit.waldoctor.leases/v1";
 
     static OutputFormat[] formats(String command) {
         return COMMANDS.contains(command) ? OutputFormat.common() : new OutputFormat[] {OutputFormat.SIMPLE};
@@ -33,9 +35,12 @@ final class StructuredOutput {
     /** Runs {@code command} with {@code words} (its arguments) and prints it as {@code format}; the exit code. */
     static int run(String command, ShellContext ctx, List<String> words, OutputFormat format, PrintWriter out, PrintWriter err) {
         String name = "waldoctor " + command;
+        if (command.equals("leases")) return leases(ctx, words, format, out, err);
         // The options of the command's line in the table: the same in every format.
         Args a = Commands.parse(command, words);
-        boolean keyed = !command.equals("range");
+        // etcdctl's get KEY --prefix / --from-key: the range's document.
+        boolean ranged = command.equals("range") || command.equals("get") && (a.has("--prefix") || a.has("--from-key"));
+        boolean keyed = !ranged;
         if (a.error() != null || (keyed ? a.positional().size() != 1 : a.positional().size() > 1)) {
             err.println(name + ": usage: " + Commands.table().get(command).usage() + (a.error() == null ? "" : " (" + a.error() + ")"));
             return ExitCode.USAGE.code();
@@ -50,7 +55,7 @@ final class StructuredOutput {
         List<KeyValue> kvs = new ArrayList<>();
         boolean more = false;
         String key = a.positional().isEmpty() ? "" : a.positional().get(0);
-        switch (command) {
+        switch (ranged ? "range" : command) {
             case "get" -> {
                 KeyValue kv = ctx.index.get(key, rev);
                 if (kv != null) kvs.add(kv);
@@ -64,7 +69,7 @@ final class StructuredOutput {
                 }
             }
             default -> {
-                List<String> keys = ctx.index.liveKeys(key, rev, limit);
+                List<String> keys = a.has("--from-key") ? ctx.index.liveKeysFrom(key, rev, limit) : ctx.index.liveKeys(key, rev, limit);
                 more = limit > 0 && keys.size() > limit;
                 for (String k : more ? keys.subList(0, (int) limit) : keys) kvs.add(ctx.index.get(k, rev));
             }
@@ -127,5 +132,41 @@ final class StructuredOutput {
             }
         }
         j.endObject();
+    }
+
+    /**
+     * {@code leases -w json|table}: each lease with its ID (and in hex, 16 digits, as etcdctl prints it), its granted
+     * TTL where the store keeps one (etcd's lease bucket; kine's lease is its TTL; a WAL keeps none: null), and its live
+     * keys.
+     */
+    private static int leases(ShellContext ctx, List<String> words, OutputFormat format, PrintWriter out, PrintWriter err) {
+        if (!words.isEmpty()) {
+            err.println("waldoctor leases: usage: " + Commands.table().get("leases").usage());
+            return ExitCode.USAGE.code();
+        }
+        var m = ctx.index.state().leases();
+        LogIndex.EtcdFacts etcd = ctx.index.source().etcd();
+        boolean kine = ctx.index.source().kind() == dev.walkit.format.account.Store.Kind.KINE;
+        java.util.Map<Long, Long> ttl = new java.util.TreeMap<>();
+        if (etcd != null) ttl.putAll(etcd.leases());
+        else m.keysByLease().keySet().forEach(id -> ttl.put(id, kine ? id : null));
+        if (format == OutputFormat.JSON) {
+            Json j = new Json().beginObject().field("schema", LEASES_SCHEMA).field("command", "leases").field("revision", ctx.index.state().revision());
+            j.name("leases").beginArray();
+            ttl.forEach((id, t) -> {
+                j.beginObject().field("id", id).field("id_hex", String.format("%016x", id));
+                if (t == null) j.name("ttl_seconds").nullValue();
+                else j.field("ttl_seconds", t);
+                j.field("live_keys", (long) m.keysByLease().getOrDefault(id, 0)).endObject();
+            });
+            j.endArray().field("count", ttl.size());
+            out.println(j.endObject());
+        } else {
+            Table t = new Table("lease", "hex", "ttl", "live keys");
+            ttl.forEach((id, x) -> t.row(id, String.format("%016x", id), x == null ? null : x + "s", m.keysByLease().getOrDefault(id, 0)));
+            t.print(out);
+        }
+        out.flush();
+        return ExitCode.OK.code();
     }
 }

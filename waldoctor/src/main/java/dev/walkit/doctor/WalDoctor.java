@@ -41,7 +41,22 @@ public final class WalDoctor implements Callable<Integer> {
 
     /** What tests call: the tool with its one-shot commands added from the command table. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
-        return commandLine(out, err).execute(args);
+        return commandLine(out, err).execute(outputFirst(args));
+    }
+
+    /**
+     * etcdctl's habit: the output option before the command ({@code waldoctor -w json get …}, {@code --json get …})
+     * is the command's, moved after its name.
+     */
+    static String[] outputFirst(String... args) {
+        int n = args.length > 0 && (args[0].equals("--json") || args[0].startsWith("-w=") || args[0].startsWith("--write-out=")) ? 1
+                : args.length > 1 && (args[0].equals("-w") || args[0].equals("--write-out")) ? 2 : 0;
+        if (n == 0 || args.length <= n || args[n].startsWith("-")) return args;
+        String[] out = new String[args.length];
+        out[0] = args[n];
+        System.arraycopy(args, 0, out, 1, n);
+        System.arraycopy(args, n + 1, out, n + 1, args.length - n - 1);
+        return out;
     }
 
     /** The configured command line (what main runs, and what the build renders help and man pages from). */

@@ -224,7 +224,7 @@ class ShellTest {
         assertEquals(List.of("/registry/configmaps/ns0/", "/registry/configmaps/ns1/", "/registry/configmaps/ns2/"), Commands.completeKey(ctx, "/registry/configmaps/"));
         List<String> cm = Commands.completeKey(ctx, "/registry/configmaps/ns0/cm-1");
         assertTrue(cm.contains("/registry/configmaps/ns0/cm-10") && cm.stream().allMatch(k -> k.startsWith("/registry/configmaps/ns0/cm-1")), cm.toString());
-        assertEquals(List.of("--keys-only", "--limit", "--rev"), Commands.table().get("range").complete(ctx, List.of("/a"), "--"));
+        assertEquals(List.of("--keys-only", "--limit", "--print-value-only", "--rev"), Commands.table().get("range").complete(ctx, List.of("/a"), "--"));
     }
 
     @Test

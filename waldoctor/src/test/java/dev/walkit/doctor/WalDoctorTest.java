@@ -248,7 +248,8 @@ class WalDoctorTest {
         // A wrong command line is a usage error (2), not "not found" (1).
         Run noKey = run("get", wal.toString());
         assertEquals(2, noKey.exit(), noKey.out() + noKey.err());
-        assertEquals("waldoctor get: usage: get KEY [--rev R] [-o json|yaml]", noKey.err().strip(), "errors on stderr, one prefix");
+        assertEquals("waldoctor get: usage: get KEY [--rev R] [-o json|yaml] [--prefix|--from-key] [--print-value-only]", noKey.err().strip(),
+                "errors on stderr, one prefix");
         assertEquals(2, run("history", wal.toString(), "a", "b").exit());
         assertEquals(2, run("get", wal.toString(), "/k", "--rev").exit());
         assertTrue(missing.err().contains("waldoctor get: key not found"), missing.err());
