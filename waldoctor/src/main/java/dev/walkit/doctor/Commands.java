@@ -249,7 +249,8 @@ public final class Commands {
         return (index.versionIsLowerBound(kv) ? "\u2265" : "") + kv.version();
     }
 
-    static void printKv(ShellContext ctx, String key, KeyValue kv, PrintWriter out) {
+    static void printKv(ShellContext ctx, String typed, KeyValue kv, PrintWriter out) {
+        String key = dev.walkit.cli.KeyText.quote(kv.key()); // the stored key in the one printed form, whatever form was typed
         out.printf("key: %s%ncreate_revision: %d%nmod_revision: %d%nversion: %s%nlease: %d%nvalue:%n%s%n", key, kv.createRevision(),
                 kv.modRevision(), versionText(ctx.index, kv), kv.lease(), ValueView.render(key, kv.value(), ctx.showSecrets));
     }

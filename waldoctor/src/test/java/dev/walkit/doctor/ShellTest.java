@@ -60,6 +60,13 @@ class ShellTest {
     }
 
     @Test
+    void getPrintsTheStoredKeyInItsOnePrintedFormNotTheFormTyped() throws Exception {
+        String s = interactive("get /registry/configmaps/ns0/cm-\\x30\nquit\n"); // "\x30" is "0", typed escaped
+        assertTrue(s.contains("key: /registry/configmaps/ns0/cm-0\n") || s.contains("key: /registry/configmaps/ns0/cm-0\r\n"), s);
+        assertTrue(!s.contains("key: /registry/configmaps/ns0/cm-\\x30"), s);
+    }
+
+    @Test
     void atZeroIsTheLatestAsEtcdsRevZeroAndANegativeRevisionIsRefused() throws Exception {
         String s = interactive("at 5\nat 0\nstats\nat -3\nquit\n");
         assertTrue(s.contains("viewing the latest revision " + index.state().revision() + " (revision 0 is the latest, as etcd's --rev 0)"), s);
