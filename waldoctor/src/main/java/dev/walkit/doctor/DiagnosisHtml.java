@@ -107,8 +107,8 @@ final class DiagnosisHtml implements DiagnosisPrinter {
     private void map(StringBuilder h, Diagnosis d) {
         Account a = d.account();
         long size = Math.max(1, a.store().bytes());
-        h.append("<section><h2>Map of the file</h2><svg class=\"map\" width=\"").append(W + 20).append("\" height=\"78\" viewBox=\"0 0 ")
-                .append(W + 20).append(" 78\" role=\"img\" aria-label=\"map of the file\">");
+        h.append("<section><h2>Map of the file</h2><svg class=\"map\" width=\"100%\" viewBox=\"0 0 ")
+                .append(W + 20).append(" 78\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"map of the file\">");
         h.append("<rect x=\"10\" y=\"18\" width=\"").append(W).append("\" height=\"30\" class=\"file\"><title>")
                 .append(String.format(Locale.ROOT, "%,d bytes", a.store().bytes())).append("</title></rect>");
         if (d.facts().prefixEnd() > 0) {
@@ -157,8 +157,8 @@ final class DiagnosisHtml implements DiagnosisPrinter {
         }
         long span = Math.max(1, hi - lo);
         int height = 180;
-        h.append("<section><h2>Revisions over the file</h2><svg class=\"revisions\" width=\"").append(W + 20).append("\" height=\"").append(height + 30)
-                .append("\" role=\"img\" aria-label=\"revision against offset\">");
+        h.append("<section><h2>Revisions over the file</h2><svg class=\"revisions\" width=\"100%\" viewBox=\"0 0 ").append(W + 20).append(' ').append(height + 30)
+                .append("\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"revision against offset\">");
         for (DamageLocator.Located l : a.damage()) {
             h.append("<rect class=\"band\" x=\"").append(10 + px(l.span().offset(), size)).append("\" y=\"10\" width=\"").append(Math.max(2, px(l.span().length(), size)))
                     .append("\" height=\"").append(height).append("\" fill=\"").append(colour(l.span().kind().ordinal())).append("\"><title>")
@@ -185,13 +185,23 @@ final class DiagnosisHtml implements DiagnosisPrinter {
             return;
         }
         h.append("<table><tr><th>offset</th><th>bytes</th><th>kind</th><th>revisions</th><th>detail</th><th>meaning</th></tr>");
+        // Spans and findings in one list, in the file's order (a span before a finding at the same offset).
+        record Row(long offset, int order, String html) {
+        }
+        List<Row> rows = new java.util.ArrayList<>();
         for (DamageLocator.Located l : a.damage()) {
             DamageSpan s = l.span();
-            row(h, s.offset(), s.length(), s.kind().label(), revisionsAround(l), s.describe(), Meaning.of(s.kind(), a.verdict()));
+            StringBuilder r = new StringBuilder();
+            row(r, s.offset(), s.length(), s.kind().label(), revisionsAround(l), s.describe(), Meaning.of(s.kind(), a.verdict()));
+            rows.add(new Row(s.offset(), 0, r.toString()));
         }
         for (Finding f : a.findings()) {
-            row(h, f.offset(), f.length(), f.kind().label(), "revision " + dev.walkit.cli.Revision.text(f.revision()), f.detail(), Meaning.of(f.kind()));
+            StringBuilder r = new StringBuilder();
+            row(r, f.offset(), f.length(), f.kind().label(), "revision " + dev.walkit.cli.Revision.text(f.revision()), f.detail(), Meaning.of(f.kind()));
+            rows.add(new Row(f.offset(), 1, r.toString()));
         }
+        rows.sort(java.util.Comparator.comparingLong(Row::offset).thenComparingInt(Row::order));
+        for (Row r : rows) h.append(r.html());
         h.append("</table></section>\n");
     }
 
@@ -205,8 +215,8 @@ final class DiagnosisHtml implements DiagnosisPrinter {
         List<Long> w = d.writesPerTenth();
         long max = Math.max(1, w.stream().mapToLong(Long::longValue).max().orElse(1));
         int bar = 60;
-        h.append("<section><h2>Writes per tenth of the revision range</h2><svg class=\"writes\" width=\"").append(w.size() * (bar + 10) + 20)
-                .append("\" height=\"170\" role=\"img\" aria-label=\"writes per tenth\">");
+        h.append("<section><h2>Writes per tenth of the revision range</h2><svg class=\"writes\" width=\"100%\" viewBox=\"0 0 ").append(w.size() * (bar + 10) + 20)
+                .append(" 170\" preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"writes per tenth\">");
         for (int i = 0; i < w.size(); i++) {
             int hgt = (int) (w.get(i) * 120 / max);
             h.append("<rect class=\"bar\" x=\"").append(10 + i * (bar + 10)).append("\" y=\"").append(140 - hgt).append("\" width=\"").append(bar)
@@ -247,9 +257,12 @@ final class DiagnosisHtml implements DiagnosisPrinter {
         return (int) Math.min(W, (double) bytes * W / size);
     }
 
-    /** A colour a kind, from its place among the kinds: no table to keep in step with them. */
+    /**
+     * A colour a kind, from its place among the kinds: no table to keep in step with them. Never a green (hues 75–165):
+     * on a page about damage green reads as "fine", and no damage or finding is.
+     */
     static String colour(int ordinal) {
-        return "hsl(" + (ordinal * 47 + 5) % 360 + ",75%,45%)";
+        return "hsl(" + (180 + (ordinal * 47) % 255) % 360 + ",75%,45%)";
     }
 
     static String esc(String s) {
@@ -269,7 +282,8 @@ final class DiagnosisHtml implements DiagnosisPrinter {
     }
 
     private static final String CSS = """
-            body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1000px;color:#1b1f24;background:#fff}
+            body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;padding:0 24px;max-width:1000px;color:#1b1f24;background:#fff}
+            svg{max-width:100%;height:auto}
             h1{font-size:22px;margin:0 0 6px}h2{font-size:16px;margin:22px 0 8px;border-bottom:1px solid #d0d7de;padding-bottom:3px}
             table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:left;vertical-align:top}
             td.n{text-align:right;white-space:nowrap}table.facts th{background:#f6f8fa}code,pre{font:12px ui-monospace,monospace}

@@ -135,10 +135,12 @@ public final class WalDoctor implements Callable<Integer> {
             }
             // The page names the input by its SHA-256: hashed on a thread of its own while the store loads (0.8 s a GiB of one core).
             FileSha256 sha = format == OutputFormat.HTML || report != null ? FileSha256.start(path) : null;
-            return withIndex("waldoctor diagnose", path, err, format == OutputFormat.SIMPLE, x -> {
+            // A page is read elsewhere (attached to a ticket): it names the input by its absolute path, and so do its next commands.
+            Path read = sha != null ? path.toAbsolutePath().normalize() : path;
+            return withIndex("waldoctor diagnose", read, err, format == OutputFormat.SIMPLE, x -> {
                 Diagnosis d = Diagnosis.of(x);
                 java.util.function.Supplier<DiagnosisHtml.Examined> examined = () -> new DiagnosisHtml.Examined(
-                        dev.walkit.cli.FastStart.versionLine("waldoctor"), x.account().store().path().toString(), x.account().store().bytes(),
+                        dev.walkit.cli.FastStart.versionLine("waldoctor"), host() + ":" + x.account().store().path(), x.account().store().bytes(),
                         sha.result(), java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
                 DiagnosisPrinter.of(format, examined).print(out, d);
                 out.flush();
@@ -280,6 +282,21 @@ public final class WalDoctor implements Callable<Integer> {
                     default -> ExitCode.OK.code();
                 };
             });
+        }
+    }
+
+    /** This machine's name, for a page that names where its input was read ("node-3:/var/lib/…"). */
+    static String host() {
+        try {
+            String h = java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            if (!h.isEmpty()) return h;
+        } catch (IOException | RuntimeException e) {
+            // not Linux: the resolver's name
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
         }
     }
 

@@ -56,7 +56,42 @@ class DiagnosisHtmlTest {
         assertEquals(j.get("findings").size(), count(page, "class=\"finding-mark\""), "a mark a finding");
         assertEquals(j.get("store_damage").size(), count(page, "class=\"store-damage-mark\""));
         assertTrue(page.contains("(exit " + j.get("exit_code").asInt() + ")"), "the verdict");
-        for (JsonNode n : j.get("next")) assertTrue(page.contains(DiagnosisHtml.esc(n.asText())), n.asText());
+        // The page is read elsewhere: its input and its next commands by absolute path, the input with the host's name.
+        String abs = path.toAbsolutePath().normalize().toString();
+        String given = path.toString();
+        for (JsonNode n : j.get("next")) {
+            String want = n.asText().replace(given, abs);
+            if (path.getParent() != null) want = want.replace(path.getParent().toString(), path.toAbsolutePath().normalize().getParent().toString());
+            assertTrue(page.contains(DiagnosisHtml.esc(want)), want);
+        }
+        assertTrue(page.contains(DiagnosisHtml.esc(WalDoctor.host() + ":" + abs)), "host:absolute path of the input");
+        // Charts scale with the window: a viewBox, no fixed width; the body has margins.
+        java.util.regex.Matcher svg = java.util.regex.Pattern.compile("<svg [^>]*>").matcher(page);
+        int svgs = 0;
+        while (svg.find()) {
+            svgs++;
+            assertTrue(svg.group().contains("width=\"100%\"") && svg.group().contains("viewBox=\""), svg.group());
+        }
+        assertTrue(svgs >= 1, "the page has charts");
+        assertTrue(page.contains("padding:0 24px"), "margins");
+        // No damage or finding drawn green (hues 75-165).
+        java.util.regex.Matcher hsl = java.util.regex.Pattern.compile("hsl\\((\\d+),").matcher(page);
+        while (hsl.find()) {
+            int hue = Integer.parseInt(hsl.group(1));
+            assertTrue(hue < 75 || hue > 165, "a green mark: hue " + hue);
+        }
+        // The damage table in the file's order.
+        int table = page.indexOf("<h2>Damage and findings</h2>");
+        if (table >= 0) {
+            String t = page.substring(table, page.indexOf("</section>", table));
+            java.util.regex.Matcher off = java.util.regex.Pattern.compile("<tr><td class=\"n\">([0-9,]+)</td>").matcher(t);
+            long last = -1;
+            while (off.find()) {
+                long o = Long.parseLong(off.group(1).replace(",", ""));
+                assertTrue(o >= last, "rows in offset order: " + o + " after " + last);
+                last = o;
+            }
+        }
         assertTrue(page.contains(sha256(file)), "the input's SHA-256");
         assertTrue(page.contains(String.format(java.util.Locale.ROOT, "%,d bytes", Files.size(file))), "its size");
         assertTrue(page.contains("waldoctor "), "the tool's version");
