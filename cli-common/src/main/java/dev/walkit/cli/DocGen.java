@@ -78,6 +78,8 @@ public final class DocGen {
         StringBuilder m = new StringBuilder();
         m.append(".\\\" Generated from the picocli model by dev.walkit.cli.DocGen; do not edit.\n");
         m.append(".TH ").append(name.toUpperCase(java.util.Locale.ROOT)).append(" 1 \"\" \"").append(esc(version)).append("\" \"walkit manual\"\n");
+        // No hyphenation, ragged right: an option name is never split across lines (--ac‐ cept-crc), nor a sentence spaced out.
+        m.append(".nh\n.ad l\n");
         m.append(".SH NAME\n").append(esc(name)).append(" \\- ").append(esc(summary(spec))).append('\n');
         m.append(".SH SYNOPSIS\n");
         synopsis(m, cl);

@@ -67,6 +67,29 @@ class HelpGoldenTest {
         assertTrue(man.substring(man.indexOf(".SH ENVIRONMENT")).contains(".B XDG_STATE_HOME"), man);
     }
 
+    /** man(1) renders the pages at 80 columns without splitting a word, an option's name least of all (--ac‐ cept-crc). */
+    @ParameterizedTest
+    @ValueSource(strings = {"dev.walkit.verify.WalVerify", "dev.walkit.doctor.WalDoctor", "dev.walkit.recover.WalRecover",
+            "dev.walkit.migrate.WalMigrate"})
+    void manPagesSplitNoWord(String mainClass) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/man")), "man-db is not installed (scripts/test installs it)");
+        Path page = Files.createTempFile("walkit-man", ".1");
+        try {
+            Files.writeString(page, DocGen.manPage(DocGen.commandLine(mainClass)));
+            ProcessBuilder pb = new ProcessBuilder("man", "-l", page.toString()).redirectErrorStream(true);
+            pb.environment().put("MANWIDTH", "80");
+            pb.environment().put("MANPAGER", "cat");
+            pb.environment().put("PAGER", "cat");
+            Process p = pb.start();
+            String text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(text.contains("--help"), text);
+            assertTrue(!text.contains("\u2010") && !text.matches("(?s).*[a-z]-\n\\s+[a-z].*"), "a word split across lines:\n" + text);
+        } finally {
+            Files.deleteIfExists(page);
+        }
+    }
+
     private static void collect(CommandLine cl, List<CommandLine> out) {
         out.add(cl);
         for (CommandLine sub : cl.getSubcommands().values()) collect(sub, out);
