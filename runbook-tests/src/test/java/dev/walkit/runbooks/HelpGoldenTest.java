@@ -38,6 +38,11 @@ class HelpGoldenTest {
             }
             assertTrue(Files.exists(golden), golden + " is missing: run with -Dgolden.update=true and review it");
             assertEquals(Files.readString(golden), text, name + " --help (docs/help/" + name + ".txt)");
+            // A command's summary (its first line, what the parent's command list shows) is a whole sentence.
+            String[] lines = cl.getCommandSpec().usageMessage().description();
+            if (lines.length > 0 && !name.endsWith("generate-completion")) {
+                assertTrue(lines[0].strip().matches("(?s).*[.)?!]$"), name + ": a summary cut mid-sentence: «" + lines[0] + "»");
+            }
             List<String> descriptions = new ArrayList<>();
             descriptions.add(String.join(" ", cl.getCommandSpec().usageMessage().description()));
             cl.getCommandSpec().options().forEach(o -> descriptions.add(String.join(" ", o.description())));

@@ -241,8 +241,8 @@ public final class WalMigrate implements Callable<Integer> {
     }
 
     @Command(name = "etcd", mixinStandardHelpOptions = true, description = {
-            "From a live etcd (never written): its keys at one consistent revision, read a page at a time;",
-            "leases granted at the TTLs the source granted them (--source-cacert, --source-cert, … as for the target).",
+            "From a live etcd (never written), its keys at one consistent revision.",
+            "They are read a page at a time; leases are granted at the TTLs the source granted them (--source-cacert, --source-cert, … as for the target).",
             OFFLINE})
     static final class FromEtcd implements Callable<Integer> {
         @Spec
@@ -297,8 +297,8 @@ public final class WalMigrate implements Callable<Integer> {
     }
 
     @Command(name = "etcd-db", mixinStandardHelpOptions = true, description = {
-            "From etcd's db (a stopped member's member/snap/db or data directory, or etcdctl snapshot save output; never written):",
-            "its live state at its last revision, leases granted at the TTLs of its lease bucket.",
+            "From etcd's db: a stopped member's member/snap/db or data directory, or etcdctl snapshot save output (never written).",
+            "Its live state at its last revision; leases granted at the TTLs of its lease bucket.",
             OFFLINE})
     static final class FromEtcdDb implements Callable<Integer> {
         @Spec
