@@ -67,4 +67,14 @@ class DiskFullTest {
             assertTrue(e.getMessage().endsWith("No space left on device"), e.getMessage());
         }
     }
+
+    @Test
+    void aDirectoryThatCannotBeWrittenIsNamedNotItsLockFile() throws Exception {
+        Path out = Files.createDirectories(small.resolve("out"));
+        assertEquals(0, new ProcessBuilder("mount", "-o", "remount,ro", small.toString()).start().waitFor(), "remounted read-only");
+        Path in = LogBuilder.write(Files.createDirectories(dir.resolve("in")), "wal", LogBuilder.puts(10).bytes());
+        WalRecoverTest.Run r = WalRecoverTest.run("--out", out.toString(), in.toString());
+        assertEquals(4, r.exit(), r.out() + r.err());
+        assertEquals("walrecover: " + out + ": cannot write in this directory: Read-only file system", r.err().strip());
+    }
 }

@@ -44,7 +44,14 @@ final class DirLock implements AutoCloseable {
         byte[] pid = Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII);
         for (int attempt = 0; attempt < 100; attempt++) {
             Object before = keyOrNull(path);
-            FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            FileChannel ch;
+            try {
+                ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            } catch (java.nio.file.FileSystemException e) {
+                // The directory is what cannot be written (read-only, no permission, full): named as such, not its lock file.
+                String why = e.getReason() != null ? e.getReason() : e.getClass().getSimpleName();
+                throw new java.nio.file.FileSystemException(dir.toString(), null, "cannot write in this directory: " + why);
+            }
             try {
                 FileLock l;
                 try {
