@@ -142,6 +142,7 @@ public final class Generate implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         K8sWalGenerator g = new K8sWalGenerator(new K8sWalGenerator.Options(seed, parseSize(bytes), 20, compacted));
+        if (out.toAbsolutePath().getParent() != null) Files.createDirectories(out.toAbsolutePath().getParent()); // as --out DIR/wal is meant
         if (damage.isEmpty()) {
             g.write(out);
         } else {
