@@ -169,8 +169,7 @@ class RunbookTest {
                     });
                     jobs.add(running);
                     // Its copy done, following: the line it prints then.
-                    dev.walkit.testdata.Await.until(runbook + ": the background follow to begin (\"walmigrate: following \")",
-                            () -> e.toString().contains("walmigrate: following ") || running.isDone(), () -> o.toString() + e);
+                    dev.walkit.testdata.Await.printed(runbook + ": the background follow to begin", e, "walmigrate: following ", running);
                 } else if (words[0].equals("touch")) {
                     Files.createFile(Path.of(args[0]));
                 } else if (words[0].equals("wait")) {

@@ -97,6 +97,19 @@ public final class Await {
         }, () -> read(out));
     }
 
+    /**
+     * Until {@code printed} (a command's output, written by the thread that runs it as {@code run}) contains
+     * {@code wanted}; fails at once, with what it printed, when the command ended first.
+     */
+    public static String printed(String what, StringWriter printed, String wanted, java.util.concurrent.Future<?> run) {
+        return until(what + " (\"" + wanted + "\")", () -> {
+            String s = printed.toString();
+            if (s.contains(wanted)) return s;
+            if (run.isDone()) throw new AssertionError(what + ": the command ended before printing \"" + wanted + "\": " + s + " " + Await.now(run::get));
+            return null;
+        }, printed::toString);
+    }
+
     /** The text of {@code file}; empty while it does not exist. */
     public static String read(Path file) {
         try {

@@ -63,47 +63,61 @@ public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
         };
     }
 
+    /** A source that is {@code in} with something changed: everything not overridden is {@code in}'s; closing it closes {@code in}. */
+    abstract class Forwarding implements KeySource {
+        final KeySource in;
+
+        Forwarding(KeySource in) {
+            this.in = in;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return in.hasNext();
+        }
+
+        @Override
+        public SourceKey next() {
+            return in.next();
+        }
+
+        @Override
+        public String describe() {
+            return in.describe();
+        }
+
+        @Override
+        public long revision() {
+            return in.revision();
+        }
+
+        @Override
+        public boolean leaseIsTtl() {
+            return in.leaseIsTtl();
+        }
+
+        @Override
+        public long ttlOf(long lease, long fallback) {
+            return in.ttlOf(lease, fallback);
+        }
+
+        @Override
+        public SourceGate.Said gate() {
+            return in.gate();
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            in.close();
+        }
+    }
+
     /** {@code in}, as walmigrate's gate let it through ({@code said}); closing it closes {@code in}. */
     static KeySource gated(KeySource in, SourceGate.Said said) {
-        return new KeySource() {
-            @Override
-            public boolean hasNext() {
-                return in.hasNext();
-            }
-
-            @Override
-            public SourceKey next() {
-                return in.next();
-            }
-
-            @Override
-            public String describe() {
-                return in.describe();
-            }
-
-            @Override
-            public long revision() {
-                return in.revision();
-            }
-
-            @Override
-            public boolean leaseIsTtl() {
-                return in.leaseIsTtl();
-            }
-
-            @Override
-            public long ttlOf(long lease, long fallback) {
-                return in.ttlOf(lease, fallback);
-            }
-
+        return new Forwarding(in) {
             @Override
             public SourceGate.Said gate() {
                 return said;
-            }
-
-            @Override
-            public void close() throws java.io.IOException {
-                in.close();
             }
         };
     }
@@ -111,7 +125,7 @@ public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
     /** {@code in}'s keys under {@code prefix} only (closing it closes {@code in}). */
     static KeySource under(KeySource in, byte[] prefix) {
         if (prefix.length == 0) return in;
-        return new KeySource() {
+        return new Forwarding(in) {
             private SourceKey next;
 
             @Override
@@ -129,31 +143,6 @@ public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
                 SourceKey k = next;
                 next = null;
                 return k;
-            }
-
-            @Override
-            public String describe() {
-                return in.describe();
-            }
-
-            @Override
-            public long revision() {
-                return in.revision();
-            }
-
-            @Override
-            public boolean leaseIsTtl() {
-                return in.leaseIsTtl();
-            }
-
-            @Override
-            public long ttlOf(long lease, long fallback) {
-                return in.ttlOf(lease, fallback);
-            }
-
-            @Override
-            public void close() throws java.io.IOException {
-                in.close();
             }
         };
     }

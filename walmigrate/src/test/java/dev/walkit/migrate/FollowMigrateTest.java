@@ -72,11 +72,7 @@ class FollowMigrateTest {
     record Following(CompletableFuture<WalMigrateTest.Run> run, StringWriter err) {
         /** Waits until the copy is done and the follow has begun (its line on stderr); fails at once if it ended. */
         Following started() {
-            Await.until("the follow to begin (\"walmigrate: following \" on its stderr)", () -> {
-                if (err.toString().contains("walmigrate: following ")) return true;
-                if (run.isDone()) throw new AssertionError("the follow ended before it began: " + run.join().out() + run.join().err());
-                return false;
-            }, err::toString);
+            Await.printed("the follow to begin", err, "walmigrate: following ", run);
             return this;
         }
 

@@ -48,11 +48,7 @@ class FollowTest {
     record Following(CompletableFuture<WalVerifyTest.Run> run, StringWriter err) {
         /** Waits until the follow has read the file as it stood (its line on stderr); fails at once if it ended. */
         Following started() {
-            Await.until("walverify --follow to begin (\"walverify: following \" on its stderr)", () -> {
-                if (err.toString().contains("walverify: following ")) return true;
-                if (run.isDone()) throw new AssertionError("the follow ended before it began: " + run.join().out() + run.join().err());
-                return false;
-            }, err::toString);
+            Await.printed("walverify --follow to begin", err, "walverify: following ", run);
             return this;
         }
 
