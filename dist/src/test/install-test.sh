@@ -56,7 +56,7 @@ grep -qx "key: $key" "$work/out" || fail "under LC_ALL=C the key came back as: $
 small="$repo/testdata/fixtures/vectors/small/wal"
 "$work/prefix/bin/walverify" -q "$small" || fail "walverify on the small vector is not healthy"
 set +e; "$work/prefix/bin/walverify" --json "$small" > /dev/full 2>"$work/err"; code=$?; set -e
-[ "$code" = 4 ] && grep -q "^walverify: standard output could not be written" "$work/err" \
+[ "$code" = 4 ] && grep -q "^walverify: standard output (/dev/full) could not be written: No space left on device" "$work/err" \
   || fail "walverify --json > /dev/full: exit $code, $(cat "$work/err")"
 
 # No flags for a large input any more (issue 17's audit: huge pages, JIT directives and a large young
