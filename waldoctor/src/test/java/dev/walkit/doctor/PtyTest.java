@@ -19,11 +19,12 @@ class PtyTest {
     @org.junit.jupiter.api.io.TempDir
     Path dir;
 
-    /** Reads a process's output on a thread of its own, which can be held: the terminal's buffers then fill and the shell's writes wait. */
+    /** Reads a process's output on a thread of its own, which can read slowly: the terminal's buffers then stay full and the shell's writes wait. */
     private static final class Reader extends Thread {
         final java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
         final java.io.InputStream in;
-        volatile boolean held;
+        /** Read a little at a time (pacing, not waiting): the command's output drains slowly and it stays running. */
+        volatile boolean slow;
 
         Reader(java.io.InputStream in) {
             this.in = in;
@@ -35,8 +36,8 @@ class PtyTest {
             byte[] b = new byte[4096];
             try {
                 for (int n; ; ) {
-                    while (held) Thread.sleep(10);
-                    if ((n = in.read(b)) < 0) break;
+                    if ((n = in.read(b, 0, slow ? 256 : b.length)) < 0) break;
+                    if (slow) Thread.sleep(5);
                     synchronized (captured) {
                         captured.write(b, 0, n);
                     }
@@ -95,16 +96,15 @@ class PtyTest {
         Reader r = new Reader(p.getInputStream());
         try (OutputStream in = p.getOutputStream()) {
             r.await("the prompt", READING, 0);
-            // Every live key with its value's summary: megabytes. Once its first lines are out, the reader is held: the
-            // output fills the terminal's buffers and the command waits on them, still running, when Ctrl-C comes.
+            // Every live key with its value's summary: megabytes, read slowly (256 bytes each 5 ms: the terminal's
+            // buffers stay full and the command waits on them), so it is still running when Ctrl-C comes, and after.
             int at = r.text().length();
+            r.slow = true;
             type(in, "range /registry/ --limit 0\r");
             r.await("the range's first keys", "\n/registry/", at);
-            r.held = true;
             type(in, "\u0003");
-            Thread.sleep(500); // the reader still held while the JVM takes the signal: the range cannot have run to its end
-            r.held = false;
             int ctrlC = r.await("the range interrupted", "^C: interrupted", at);
+            r.slow = false;
             type(in, "stats\r");
             int stats = r.await("the stats after the interrupt", "transactions", ctrlC);
             r.await("the prompt after stats", READING, stats);
