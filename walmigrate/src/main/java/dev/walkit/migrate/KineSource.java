@@ -1,9 +1,5 @@
 package dev.walkit.migrate;
 
-import dev.walkit.format.account.Account;
-import dev.walkit.format.account.AccountListener;
-import dev.walkit.format.Finding;
-import dev.walkit.format.kine.KineCheck;
 import dev.walkit.format.kine.KineDb;
 
 import java.io.IOException;
@@ -13,8 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
@@ -103,7 +97,7 @@ public final class KineSource implements KeySource {
     static KineSource open(Path stateDb, boolean ordered, boolean check) throws IOException {
         KineDb kine = KineDb.open(stateDb, "walmigrate");
         try {
-            if (check) refuseDamaged(stateDb, kine);
+            if (check) SourceGate.store(stateDb, null); // the pass's verdict, as every source is judged
             return new KineSource(stateDb, kine, ordered);
         } catch (SQLException e) {
             kine.close();
@@ -114,19 +108,6 @@ public final class KineSource implements KeySource {
         }
     }
 
-    /**
-     * As a damaged etcd db or WAL is refused: nothing is migrated from a database walverify calls damaged (SQLite's
-     * quick_check, rows a damaged page of the table held, a rule its rows break). SQLite's own query of the live set
-     * reads past pages whose bytes were overwritten and would drop their keys without a word.
-     */
-    static void refuseDamaged(Path stateDb, KineDb kine) throws IOException {
-        Account a = KineCheck.account(kine, stateDb, new AccountListener());
-        if (a.healthy()) return;
-        List<String> why = new ArrayList<>(a.store().damage());
-        for (Finding f : a.findings()) why.add(f.kind().label() + " at revision " + f.revision() + ": " + f.detail());
-        throw new IOException(stateDb + ": the kine db is damaged (" + why.get(0) + (why.size() > 1 ? "; " + (why.size() - 1) + " more" : "")
-                + "): run waldoctor diagnose first");
-    }
 
     /** As a damaged etcd db or WAL is refused: nothing is migrated from a table SQLite cannot read whole. */
     static final String DAMAGED = ": the kine db is damaged (SQLite: the database disk image is malformed): run waldoctor diagnose first";
