@@ -47,14 +47,26 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** With {@code tls} (a directory holding ca.pem, server.pem, server-key.pem): https and client certificates required. */
     public static EtcdCluster start(Path dir, int n, Path tls) throws Exception {
+        return start(dir, n, tls, null);
+    }
+
+    /**
+     * One member whose data directory {@code etcdctl snapshot restore DB --skip-hash-check} made from {@code db} (a
+     * member's db or a snapshot; its hash, if any, not checked): etcd serving what the db holds.
+     */
+    public static EtcdCluster restored(Path db, Path dir) throws Exception {
+        return start(dir, 1, null, db);
+    }
+
+    private static EtcdCluster start(Path dir, int n, Path tls, Path restoreFrom) throws Exception {
         // A member that dies at start (its port taken between our check and its bind) or a cluster that does not
         // elect a leader in time is started once more, on new ports in a new directory: a test then fails only
         // when etcd cannot be started twice, and says why both times.
         try {
-            return attempt(Files.createDirectories(dir), n, tls);
+            return attempt(Files.createDirectories(dir), n, tls, restoreFrom);
         } catch (IllegalStateException first) {
             try {
-                return attempt(Files.createDirectories(dir.resolve("attempt-2")), n, tls);
+                return attempt(Files.createDirectories(dir.resolve("attempt-2")), n, tls, restoreFrom);
             } catch (IllegalStateException second) {
                 second.addSuppressed(first);
                 throw second;
@@ -62,7 +74,7 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static EtcdCluster attempt(Path dir, int n, Path tls) throws Exception {
+    private static EtcdCluster attempt(Path dir, int n, Path tls, Path restoreFrom) throws Exception {
         EtcdCluster c = new EtcdCluster();
         int[] client = new int[n];
         int[] peer = new int[n];
@@ -75,8 +87,11 @@ public final class EtcdCluster implements AutoCloseable {
         String token = "walkit-" + UUID.randomUUID();
         try {
             for (int i = 0; i < n; i++) {
+                Path data = dir.resolve("etcd-m" + i);
+                if (restoreFrom != null) restore(restoreFrom, data, "m" + i, String.join(",", initial), "http://127.0.0.1:" + peer[i], token, dir);
                 // 0700, as etcd asks of its data directory (else it warns on every start)
-                Path data = Files.createDirectories(dir.resolve("etcd-m" + i), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectories(data, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx------"));
                 String url = (tls == null ? "http" : "https") + "://127.0.0.1:" + client[i];
                 List<String> cmd = new ArrayList<>(List.of(binary(), "--name", "m" + i, "--data-dir", data.toString(),
                         "--listen-client-urls", url, "--advertise-client-urls", url,
@@ -100,6 +115,24 @@ public final class EtcdCluster implements AutoCloseable {
         } catch (Exception e) {
             c.close();
             throw e;
+        }
+    }
+
+    /** {@code etcdctl snapshot restore} of {@code db} into {@code data} (which must not exist), as member {@code name}; fails with its output. */
+    private static void restore(Path db, Path data, String name, String initial, String peerUrl, String token, Path dir) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("etcdctl", "snapshot", "restore", db.toString(), "--skip-hash-check", "--data-dir", data.toString(),
+                "--name", name, "--initial-cluster", initial, "--initial-advertise-peer-urls", peerUrl, "--initial-cluster-token", token);
+        pb.environment().put("ETCDCTL_API", "3");
+        Path log = dir.resolve("restore-" + name + ".out");
+        pb.redirectErrorStream(true).redirectOutput(log.toFile());
+        Process p = pb.start();
+        if (!p.waitFor(Await.DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("etcdctl snapshot restore " + db + " did not finish in " + Await.DEADLINE.toSeconds() + " s");
+        }
+        if (p.exitValue() != 0) {
+            // Not an IllegalStateException: a db etcdctl refuses is the answer, not a start to try again.
+            throw new java.io.IOException("etcdctl snapshot restore " + db + " exited " + p.exitValue() + ":\n" + Files.readString(log));
         }
     }
 

@@ -47,9 +47,9 @@ final class JsonPrinter implements RecoveryPrinter {
                         .field("key_base64", java.util.Base64.getEncoder().encodeToString(l.key())).field("revision", l.revision()).endObject();
             }
             j.endArray();
-            j.name("output").beginObject().field("path", r.output() == null ? null : r.output().toString()).field("bytes", r.outputBytes())
+            j.name("output").beginObject().field("store", o.store().label()).field("path", r.output() == null ? null : r.output().toString()).field("bytes", r.outputBytes())
                     .field("checksum_algorithm", o.checksum().label()).field("checksum", r.outputChecksum())
-                    .field("old_files_kept_as_suffix", r.keptAs()).endObject();
+                    .field("old_files_kept_as_suffix", r.keptAs()).field("note", r.storeNote()).endObject();
         }
         return j.endObject().toString();
     }

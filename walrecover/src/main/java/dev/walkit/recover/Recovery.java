@@ -90,12 +90,12 @@ public final class Recovery {
     public static RecoveryReport run(RecoveryOptions o, Instant now, boolean progress, dev.walkit.format.pass.Pass.Form form) throws IOException, Refused {
         Path input = form != null ? form.wal() : Wal.resolve(o.input());
         Path outDir = o.out() == null ? null : o.out().toAbsolutePath().normalize();
-        Path target = outDir == null ? null : outDir.resolve(Wal.WAL_FILE);
+        Path target = outDir == null ? null : outDir.resolve(o.store().file());
         // An existing DIR/wal is refused before anything is read, unless a crashed run's switch is to be put right
         // first (under DIR's lock, below): then DIR is judged after it.
         if (!o.dryRun() && !OutputDir.unfinishedSwitch(outDir)) {
             try {
-                checkTarget(input, outDir, target, o.force());
+                checkTarget(form != null ? form.input().file() : input, outDir, target, o.force());
             } catch (Refused e) {
                 if (Files.isDirectory(outDir)) OutputDir.removeStaleLock(outDir);
                 throw e;
@@ -126,7 +126,7 @@ public final class Recovery {
                     // run's switch was just finished (its complete output is DIR/wal): say what was put right.
                     // A switch finished just now left that run's own output: the same command run again replaces it,
                     // keeping it as wal.broken.* (a complete pair is never deleted).
-                    checkTarget(input, outDir, target, o.force() || dir.finishedEarlierSwitch());
+                    checkTarget(form != null ? form.input().file() : input, outDir, target, o.force() || dir.finishedEarlierSwitch());
                     if (!o.compact()) checkSpace(outDir, in.size(), "the input's size: the history form is at most that");
                     temp = dir.temp(Wal.WAL_FILE);
                     if (!o.compact()) {
@@ -211,6 +211,25 @@ public final class Recovery {
                     throw new IOException("the recovery WAL did not verify (nothing was published): state digest " + outputDigest
                             + " differs from the planned " + r.stateDigest);
                 }
+                if (o.store() != RecoveryOptions.OutStore.WAL) {
+                    // The verified WAL is the store's form: written as the store's own file, read back, published alone.
+                    written.cancel();
+                    Path storeTemp = dir.temp(o.store().file());
+                    StoreWritten sw = writeStore(o, temp, storeTemp, s, form, r.leases);
+                    dir.discard(temp);
+                    if (!sw.stateDigest().equals(r.stateDigest)) {
+                        throw new IOException("the recovered " + o.store().label() + " did not verify (nothing was published): state digest "
+                                + sw.stateDigest() + " differs from the planned " + r.stateDigest);
+                    }
+                    Durable.fsync(storeTemp);
+                    Timing.mark(o.store().label() + " written, read back, fsynced");
+                    r.outputChecksum = checksumOf(storeTemp, o.checksum());
+                    r.outputBytes = Files.size(storeTemp);
+                    r.storeNote = sw.note();
+                    r.keptAs = dir.publish(Map.of(o.store().file(), storeTemp), now);
+                    r.output = target;
+                    return r.done();
+                }
                 written.synced();
                 Timing.mark("fsync done");
                 Path leases = dir.temp(LEASES_FILE);
@@ -239,6 +258,40 @@ public final class Recovery {
         }
     }
 
+    /** The store's file written from the verified WAL: its state digest read back, and what the report says of it (or null). */
+    record StoreWritten(String stateDigest, String note) {
+    }
+
+    /**
+     * Writes the verified recovery WAL {@code wal} as {@code o.store()}'s own file at {@code temp}: an etcd db with the
+     * leases the source db granted (their TTLs as granted; a lease only the keys name, --lease-ttl), or every lease the
+     * live keys hold with --lease-ttl for a WAL or kine's db.
+     */
+    private static StoreWritten writeStore(RecoveryOptions o, Path wal, Path temp, Replayer s, dev.walkit.format.pass.Pass.Form form,
+                                           LeaseMetadata leases) throws IOException {
+        checkSpace(temp.getParent(), Files.size(wal) + (Files.size(wal) >> 2), "the recovered state as the store's own file");
+        if (o.store() == RecoveryOptions.OutStore.ETCD_DB) {
+            Map<Long, Long> ttls = new java.util.TreeMap<>();
+            for (Long id : leases.keysByLease().keySet()) ttls.put(id, leases.ttlSeconds());
+            if (form != null) ttls.putAll(form.leaseTtls());
+            dev.walkit.format.output.EtcdDbOutput.Written w = dev.walkit.format.output.EtcdDbOutput.write(wal, temp, ttls);
+            return new StoreWritten(w.stateDigest(), String.format("an etcd db of %,d revision(s), compact revision %d, %d lease(s); "
+                    + "restore it with: etcdctl snapshot restore %s --skip-hash-check (a member's db carries no snapshot hash)",
+                    w.revisions(), w.compactRevision(), ttls.size(), o.out().resolve(o.store().file())));
+        }
+        throw new IOException("--out-format " + o.store().label() + ": not written by this build");
+    }
+
+    /** The checksum of a whole file (an output written in one go, not followed). */
+    private static String checksumOf(Path file, OutputChecksum kind) throws IOException {
+        java.security.MessageDigest d = kind.newDigest();
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            ByteBuffer b = ByteBuffer.allocateDirect(1 << 16);
+            while (ch.read(b.clear()) > 0) d.update(b.flip());
+        }
+        return HexFormat.of().formatHex(d.digest());
+    }
+
     /** Fails, before anything is written, when {@code dir}'s file system has less than {@code need} bytes free. */
     static void checkSpace(Path dir, long need, String why) throws IOException {
         java.nio.file.FileStore store = Files.getFileStore(dir);
@@ -258,10 +311,11 @@ public final class Recovery {
         Path inputDir = input.toAbsolutePath().normalize().getParent();
         boolean sameDir = Files.isDirectory(outDir) && inputDir != null && Files.isSameFile(inputDir, outDir);
         if (sameDir && !force) {
-            throw new Refused(outDir + " is the input's own directory: choose another --out (or --force, which keeps the input as wal.broken.<timestamp>)", true);
+            throw new Refused(outDir + " is the input's own directory: choose another --out (or --force, which keeps the input as "
+                    + target.getFileName() + ".broken.<timestamp>)", true);
         }
         if (Files.exists(target) && !force) {
-            throw new Refused(target + " exists: choose an empty --out directory (or --force, which keeps it as wal.broken.<timestamp>)", true);
+            throw new Refused(target + " exists: choose an empty --out directory (or --force, which keeps it as " + target.getFileName() + ".broken.<timestamp>)", true);
         }
     }
 

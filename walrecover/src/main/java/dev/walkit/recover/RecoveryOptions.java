@@ -20,9 +20,40 @@ import java.nio.file.Path;
  * @param force      write into the input's directory or over an existing {@code out/wal} (kept as wal.broken.TS)
  * @param allowEmpty write an empty WAL when no transaction survives (otherwise that is a refusal)
  * @param checksum   the output's checksum in the report: crc32c (the default) or sha256
+ * @param store      the output's store: a WAL ({@code out/wal}, {@code out/leases.json}), an etcd db ({@code out/db}) or kine's
+ *                   database ({@code out/state.db})
  */
 public record RecoveryOptions(Path input, Path out, RecoveryPolicy policy, long toRevision, Form form, CrcRange acceptCrc,
-                              long leaseTtl, boolean dryRun, boolean force, boolean allowEmpty, OutputChecksum checksum) {
+                              long leaseTtl, boolean dryRun, boolean force, boolean allowEmpty, OutputChecksum checksum, OutStore store) {
+
+    /** The store the output is written as, and the file it is in its directory. */
+    public enum OutStore {
+        WAL("wal", dev.walkit.format.Wal.WAL_FILE), KINE("kine", "state.db"), ETCD_DB("etcd-db", dev.walkit.format.output.EtcdDbOutput.FILE);
+
+        private final String label;
+        private final String file;
+
+        OutStore(String label, String file) {
+            this.label = label;
+            this.file = file;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        /** The output's file name in its directory. */
+        public String file() {
+            return file;
+        }
+
+        public static OutStore fromLabel(String s) {
+            for (OutStore f : values()) {
+                if (f.label.equals(s)) return f;
+            }
+            throw new IllegalArgumentException("'" + s + "' is not a store (wal, kine, etcd-db)");
+        }
+    }
 
     /** The output's form. */
     public enum Form {

@@ -18,12 +18,13 @@ import java.util.List;
  * @param account   the one account of the input, as replayed under the policy (null when it could not be read)
  * @param revisions where the input's revisions went (docs/format.md, "Counting revisions"), or null before replay
  * @param keptAs    the suffix the old {@code wal} and {@code leases.json} were kept under ({@code .broken.TIMESTAMP}), or null when there were none
+ * @param storeNote what the output in another store than a WAL holds and how to use it (an etcd db's restore command), or null
  */
 public record RecoveryReport(RecoveryOptions options, Path input, WalFormat format, long inputBytes, long inputRecords,
                              long keptTransactions, long keptRecords, long droppedTransactions, Account account, List<Loss> loss, long finalRevision,
                              long compactRevision, long liveKeys, LeaseMetadata leases, String stateDigest, Path output,
                              long outputBytes, String outputChecksum, String refused, String form, String formWhy,
-                             List<String> cleanedUp, String keptAs, dev.walkit.format.replay.RevisionAccount revisions) {
+                             List<String> cleanedUp, String keptAs, dev.walkit.format.replay.RevisionAccount revisions, String storeNote) {
     /** A key whose recovered state differs from what the dropped transactions would have made it. */
     public record Loss(String change, byte[] key, long revision) {
     }
@@ -61,11 +62,12 @@ public record RecoveryReport(RecoveryOptions options, Path input, WalFormat form
         final List<String> cleanedUp = new ArrayList<>();
         String keptAs;
         dev.walkit.format.replay.RevisionAccount revisions;
+        String storeNote;
 
         RecoveryReport done() {
             return new RecoveryReport(options, input, format, inputBytes, inputRecords, keptTransactions, keptRecords,
                     droppedTransactions, account, loss, finalRevision, compactRevision, liveKeys, leases,
-                    stateDigest, output, outputBytes, outputChecksum, refused, form, formWhy, cleanedUp, keptAs, revisions);
+                    stateDigest, output, outputBytes, outputChecksum, refused, form, formWhy, cleanedUp, keptAs, revisions, storeNote);
         }
     }
 }

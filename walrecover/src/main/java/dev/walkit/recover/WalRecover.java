@@ -89,9 +89,9 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
     Path out;
 
     @Option(names = "--out-format", paramLabel = "wal|kine|etcd-db", completionCandidates = OutFormats.class,
-            description = {"The output's store (default: the input's own). A kine or etcd db is read as its history (the pass's WAL form) "
-                    + "and, today, written as the store's WAL: --out-format wal (DIR/wal and DIR/leases.json); kine's and etcd's own formats "
-                    + "as output are not built yet."})
+            description = {"The output's store (default: the input's own): wal (DIR/wal and DIR/leases.json), etcd-db (DIR/db: etcd's "
+                    + "backend db, its revisions, compact revision and leases kept; etcdctl snapshot restore DIR/db --skip-hash-check "
+                    + "restores it), kine (DIR/state.db; not built yet). Any store is read as its history (the pass's WAL form)."})
     String outFormat;
 
     static final class OutFormats extends dev.walkit.cli.Candidates {
@@ -163,24 +163,23 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
             err.println("walrecover: --compact is --form snapshot: it excludes --form history");
             return ExitCode.USAGE.code();
         }
-        RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision,
-                compact ? RecoveryOptions.Form.SNAPSHOT : form, acceptCrc, leaseTtl, dryRun, force, allowEmpty, checksum);
-        if (writeOut.check("walrecover", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
-        String invalid = o.validate();
-        if (invalid == null && report != null) invalid = reportPathProblem(report);
-        if (invalid != null) {
-            err.println("walrecover: " + invalid);
-            return ExitCode.USAGE.code();
-        }
         if (outFormat != null && !new OutFormats().contains(outFormat)) {
             err.println("walrecover: --out-format '" + outFormat + "' is not a store (wal, kine, etcd-db)");
             return ExitCode.USAGE.code();
         }
         dev.walkit.format.pass.Pass.Input in = storeOf(path);
-        String format = outFormat != null ? outFormat : in == null || in.isWal() ? "wal" : in.kind().label();
-        if (!format.equals("wal") && !dryRun) {
-            err.println("walrecover: --out-format " + format + ": writing " + (format.equals("kine") ? "kine's state.db" : "an etcd db")
-                    + " is not built yet; --out-format wal writes the recovered state as the store's WAL (DIR/wal and DIR/leases.json)");
+        RecoveryOptions.OutStore store = RecoveryOptions.OutStore.fromLabel(outFormat != null ? outFormat : in == null || in.isWal() ? "wal" : in.kind().label());
+        if (store == RecoveryOptions.OutStore.KINE && !dryRun) {
+            err.println("walrecover: --out-format kine: writing kine's state.db is not built yet; --out-format wal or etcd-db write the recovered state");
+            return ExitCode.USAGE.code();
+        }
+        RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision,
+                compact ? RecoveryOptions.Form.SNAPSHOT : form, acceptCrc, leaseTtl, dryRun, force, allowEmpty, checksum, store);
+        if (writeOut.check("walrecover", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
+        String invalid = o.validate();
+        if (invalid == null && report != null) invalid = reportPathProblem(report);
+        if (invalid != null) {
+            err.println("walrecover: " + invalid);
             return ExitCode.USAGE.code();
         }
         RecoveryReport r;

@@ -127,16 +127,18 @@ public final class Pass {
         Path dir = java.nio.file.Files.createTempDirectory("walkit-form-");
         Path wal = dir.resolve(Wal.WAL_FILE);
         try {
+            java.util.Map<Long, Long> leaseTtls = java.util.Map.of();
             if (in.kind() == Store.Kind.ETCD_DB) {
                 try (dev.walkit.format.etcd.EtcdDb db = dev.walkit.format.etcd.EtcdDb.openDatabase(in.file())) {
                     dev.walkit.format.etcd.EtcdDbWal.write(db, wal);
+                    leaseTtls = java.util.Map.copyOf(db.leases());
                 }
             } else {
                 try (dev.walkit.format.kine.KineDb db = dev.walkit.format.kine.KineDb.open(in.file(), "walrecover")) {
                     dev.walkit.format.kine.KineHistoryWal.write(db, wal);
                 }
             }
-            return new Form(in, wal, store);
+            return new Form(in, wal, store, leaseTtls);
         } catch (IOException | RuntimeException e) {
             java.nio.file.Files.deleteIfExists(wal);
             java.nio.file.Files.deleteIfExists(dir);
@@ -144,8 +146,11 @@ public final class Pass {
         }
     }
 
-    /** A store's WAL form: the store, its form's file, the store's own facts. */
-    public record Form(Input input, Path wal, Store store) implements AutoCloseable {
+    /**
+     * A store's WAL form: the store, its form's file, the store's own facts, and the leases it granted (ID → TTL in
+     * seconds, -1 when its record does not say; an etcd db's lease bucket: none for kine, whose lease is a TTL).
+     */
+    public record Form(Input input, Path wal, Store store, java.util.Map<Long, Long> leaseTtls) implements AutoCloseable {
         @Override
         public void close() throws IOException {
             java.nio.file.Files.deleteIfExists(wal);

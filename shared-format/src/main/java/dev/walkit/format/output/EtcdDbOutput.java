@@ -1,0 +1,143 @@
+package dev.walkit.format.output;
+
+import dev.walkit.format.DamageSpan;
+import dev.walkit.format.ReadResult;
+import dev.walkit.format.RecordView;
+import dev.walkit.format.ReaderOptions;
+import dev.walkit.format.WalEntry;
+import dev.walkit.format.WalFile;
+import dev.walkit.format.WalFormat;
+import dev.walkit.format.WalReader;
+import dev.walkit.format.etcd.EtcdDb;
+import dev.walkit.format.etcd.EtcdDbWal;
+import dev.walkit.format.etcd.EtcdDbWriter;
+import dev.walkit.format.replay.KeyIndex;
+import dev.walkit.format.replay.Replay;
+import dev.walkit.format.replay.Replayer;
+import dev.walkit.format.replay.StateDigest;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A recovered state as etcd's own db: a clean v2 WAL (a recovery's verified output, history or snapshot form) written
+ * revision by revision into an etcd db ({@link EtcdDbWriter}), then read back through the reader every tool uses, and
+ * its state compared with the WAL's. The WAL's snapshot prefix is the db's compaction: its marker's revision is the
+ * compact revision, its keys (in key order in the WAL) are written at their mod revisions, in revision order, the
+ * keys that share one numbered by sub revision in key order; after it, each transaction's records are its revision's
+ * sub revisions in log order, a DELETE a tombstone.
+ */
+public final class EtcdDbOutput {
+    /** The db's file name in a data directory's {@code member/snap}, and in walrecover's output directory. */
+    public static final String FILE = "db";
+
+    /** What was written: its revisions, its size, its compact revision and the state digest read back from it. */
+    public record Written(long revisions, long bytes, long compactRevision, String stateDigest) {
+    }
+
+    private EtcdDbOutput() {
+    }
+
+    /**
+     * Writes {@code wal} (a clean v2 WAL) as an etcd db at {@code db} (created; not forced to disk) with {@code leases}
+     * (ID → TTL seconds) and returns what was written, read back.
+     */
+    public static Written write(Path wal, Path db, Map<Long, Long> leases) throws IOException {
+        ReaderOptions ro = ReaderOptions.defaults();
+        long compact = 0;
+        long bytes;
+        try (WalReader r = WalReader.open(wal, ro); EtcdDbWriter w = EtcdDbWriter.create(db)) {
+            WalFile in = r.file();
+            List<WalEntry> prefix = new ArrayList<>();
+            boolean inPrefix = false;
+            long main = -1;
+            long sub = 0;
+            for (ReadResult it; (it = r.next()) != null; ) {
+                if (it instanceof DamageSpan d) throw new IOException(wal + ": not a clean WAL to write as an etcd db: " + d);
+                WalEntry e = WalEntry.of((RecordView) it);
+                if (e.isSnapshot()) {
+                    if (e.key().length == 0) {
+                        compact = e.revision();
+                        inPrefix = true;
+                    } else {
+                        prefix.add(e);
+                    }
+                    continue;
+                }
+                if (inPrefix) {
+                    main = writePrefix(w, in, prefix);
+                    inPrefix = false;
+                }
+                if (e.revision() != main) {
+                    main = e.revision();
+                    sub = 0;
+                } else {
+                    sub++;
+                }
+                write(w, in, e, main, sub);
+            }
+            if (inPrefix) writePrefix(w, in, prefix);
+            bytes = w.finish(leases, compact, -1);
+        }
+        return new Written(revisionsOf(db), bytes, compact, readBack(db));
+    }
+
+    /** The prefix's keys in revision order (in key order within one): each its revision's next sub revision. */
+    private static long writePrefix(EtcdDbWriter w, WalFile in, List<WalEntry> prefix) throws IOException {
+        prefix.sort(Comparator.comparingLong(WalEntry::revision).thenComparing(WalEntry::key, KeyIndex.KEY_ORDER));
+        long main = -1;
+        long sub = 0;
+        for (WalEntry e : prefix) {
+            if (e.revision() != main) {
+                main = e.revision();
+                sub = 0;
+            } else {
+                sub++;
+            }
+            write(w, in, e, main, sub);
+        }
+        prefix.clear();
+        return main;
+    }
+
+    private static void write(EtcdDbWriter w, WalFile in, WalEntry e, long main, long sub) throws IOException {
+        if (e.isDelete()) w.tombstone(main, sub, e.key());
+        else w.put(main, sub, e.key(), e.createRevision(), e.version(), in.read(e.valueOffset(), e.valueLength()), e.lease());
+    }
+
+    private static long revisionsOf(Path db) throws IOException {
+        long[] n = {0};
+        try (EtcdDb d = EtcdDb.openDatabase(db)) {
+            d.revisions((main, sub, tombstone, page, kv) -> n[0]++);
+        }
+        return n[0];
+    }
+
+    /**
+     * The state digest of the etcd db at {@code db}, read as every tool reads one (its WAL form replayed); fails, naming
+     * it, on any damage or rule finding: a written db is read back clean or not published.
+     */
+    public static String readBack(Path db) throws IOException {
+        Path form = db.resolveSibling(db.getFileName() + ".read-back");
+        try (EtcdDb d = EtcdDb.openDatabase(db)) {
+            EtcdDbWal.write(d, form);
+            if (!d.damage().isEmpty()) throw new IOException("the etcd db did not read back clean (nothing was published): " + d.damage().get(0));
+            ReaderOptions ro = ReaderOptions.defaults();
+            try (WalFile f = WalFile.open(form, ro.maxRecLen())) {
+                Replayer s = Replay.run(f, WalFormat.V2, ro, Replayer.Options.defaults(), null).state();
+                List<String> problems = new ArrayList<>();
+                if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));
+                s.findingCounts().forEach((k, n) -> problems.add(n + " " + k.label()));
+                if (!problems.isEmpty()) throw new IOException("the etcd db did not read back clean (nothing was published): " + String.join("; ", problems));
+                return StateDigest.of(s.keys(), s.revision(), f::readFully);
+            }
+        } finally {
+            Files.deleteIfExists(form);
+        }
+    }
+}
