@@ -19,6 +19,7 @@ final class SimplePrinter implements RecoveryPrinter {
             out.printf("  input: format %s, %,d bytes%n", r.format() == null ? "-" : r.format().label(), r.inputBytes());
         } else {
             out.printf("  input: %s; %s%n", AccountText.kind(a), AccountText.read(a));
+            AccountText.storeDamage(out, "  ", a);
         }
         for (String l : r.cleanedUp()) out.printf("  %s%n", l);
         out.printf("  kept %,d transactions (%,d records); dropped %,d%n", r.keptTransactions(), r.keptRecords(), r.droppedTransactions());

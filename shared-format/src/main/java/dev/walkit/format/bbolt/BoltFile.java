@@ -63,6 +63,10 @@ public final class BoltFile implements Closeable {
     private final List<BoltMeta> metas = new ArrayList<>();
     private final BoltMeta meta;
     private final List<BoltDamage> damage = new ArrayList<>();
+    /** The page size: the meta's, or (no valid meta) the one at which the pages' headers name their own places. */
+    private final int pageSize;
+    /** Pages read as part of the tree (and their overflow pages), the metas and the freelist: what a scan past the tree skips. */
+    private final BitSet reached = new BitSet();
 
     private BoltFile(Path path, FileChannel ch) throws IOException {
         this.path = path;
@@ -88,6 +92,78 @@ public final class BoltFile implements Closeable {
             }
         }
         this.meta = best;
+        this.pageSize = best != null ? best.pageSize() : guessPageSize();
+        reached.set(0, 2);
+        if (best != null) checkFreelist(best);
+    }
+
+    /**
+     * The meta's freelist page, as bbolt reads it at open (unless the meta says none was written, all ones): a page of
+     * the file whose header names it and says freelist, its page IDs below the high-water mark. etcd panics at start
+     * on one that is not ("invalid freelist page"): damage. The file holds every page up to the high-water mark.
+     */
+    private void checkFreelist(BoltMeta m) throws IOException {
+        long pages = size / pageSize;
+        if (m.highWater() > pages) {
+            damage.add(new BoltDamage(-1, size, "the file ends at " + size + " bytes, " + pages + " pages, but its meta's high-water mark is page "
+                    + m.highWater() + ": it was cut short (bbolt refuses it)"));
+        }
+        long id = m.freelist();
+        if (id == -1L) return; // etcd's NoFreelistSync: the freelist is rebuilt from the tree at open
+        ByteBuffer h = id >= 2 && id < pages ? read(id * pageSize, HEADER + 8) : null;
+        if (h == null) {
+            damage.add(new BoltDamage(id, id * pageSize, "freelist page " + id + " is past the end of the file (etcd: \"invalid freelist page\")"));
+            return;
+        }
+        int flags = h.getShort(8) & 0xffff;
+        long overflow = h.getInt(12) & 0xffffffffL;
+        if (h.getLong(0) != id || (flags & FREELIST) == 0) {
+            damage.add(new BoltDamage(id, id * pageSize, String.format("freelist page %d: its header says page %d, flags 0x%02x, not a freelist page "
+                    + "(etcd panics at start: \"invalid freelist page\")", id, h.getLong(0), flags)));
+            return;
+        }
+        reached.set((int) Math.min(id, Integer.MAX_VALUE - 1), (int) Math.min(id + overflow + 1, Integer.MAX_VALUE));
+        long count = h.getShort(10) & 0xffff;
+        long first = id * pageSize + HEADER;
+        if (count == 0xffff) { // the count is the first u64
+            count = h.getLong(HEADER);
+            first += 8;
+        }
+        long end = (id + overflow + 1) * pageSize;
+        if (count < 0 || first + count * 8 > Math.min(end, size)) {
+            damage.add(new BoltDamage(id, id * pageSize, "freelist page " + id + ": " + count + " page IDs do not fit in its " + (overflow + 1) + " page(s)"));
+            return;
+        }
+        ByteBuffer ids = count == 0 ? null : read(first, (int) Math.min(count * 8, Integer.MAX_VALUE - 8));
+        for (int i = 0; ids != null && i < count; i++) {
+            long free = ids.getLong(i * 8);
+            if (free < 2 || free >= m.highWater()) {
+                damage.add(new BoltDamage(id, id * pageSize, "freelist page " + id + ": free page ID " + free + " is outside the file's pages 2.."
+                        + (m.highWater() - 1) + " (etcd: \"invalid freelist page\")"));
+                return;
+            }
+        }
+    }
+
+    /**
+     * With no valid meta, the page size bbolt wrote the file with: the one at which most of the first pages' headers
+     * give their own page ID (bbolt writes each page's ID into it); 4096 when none does.
+     */
+    private int guessPageSize() throws IOException {
+        int best = 4096;
+        int bestHits = 0;
+        for (int ps : PAGE_SIZES) {
+            int hits = 0;
+            for (long id = 2; id < 66 && (id + 1) * ps <= size; id++) {
+                ByteBuffer h = read(id * ps, 8);
+                if (h != null && h.getLong(0) == id) hits++;
+            }
+            if (hits > bestHits) {
+                best = ps;
+                bestHits = hits;
+            }
+        }
+        return best;
     }
 
     private static boolean saneSize(int ps) {
@@ -220,7 +296,7 @@ public final class BoltFile implements Closeable {
 
     /** The page {@code id} with its overflow pages, or null (the damage recorded) when the file cannot hold it. */
     ByteBuffer page(long id) throws IOException {
-        int ps = meta.pageSize();
+        int ps = pageSize;
         long at = id * ps;
         if (id < 2 || id > size / ps || at + ps > size) {
             damage.add(new BoltDamage(id, at, "page " + id + " is past the end of the file (" + size + " bytes, " + size / ps + " pages)"));
@@ -244,21 +320,67 @@ public final class BoltFile implements Closeable {
             damage.add(new BoltDamage(id, at, "page " + id + "'s header says page " + claimed));
             return null;
         }
+        if (id + overflow < Integer.MAX_VALUE) reached.set((int) id, (int) (id + overflow + 1));
         return p;
+    }
+
+    /** A leaf page met by {@link #scanPastTree}: its ID and whether its elements all parse. */
+    public interface PageVisitor {
+        /** Whether to visit this leaf page's elements (its keys are given to {@code first}: a page of another bucket is skipped whole). */
+        boolean wanted(ByteBuffer page, int count);
+    }
+
+    /**
+     * Every page the tree walks so far did not reach (nor the metas, nor the freelist) whose header names its own place
+     * and says leaf, and whose elements all lie within it: its elements in order, given to {@code v} when {@code pages}
+     * wants the page. What a salvage past the tree reads (free pages holding older copies of leaves, the leaves under a
+     * damaged branch page, the pages of a commit whose meta is lost); nothing read here is damage.
+     */
+    public int scanPastTree(PageVisitor pages, Visitor v) throws IOException {
+        int ps = pageSize;
+        long count = size / ps;
+        int found = 0;
+        for (long id = 2; id < count; id++) {
+            if (id < Integer.MAX_VALUE && reached.get((int) id)) continue;
+            ByteBuffer h = view(id * ps, HEADER);
+            if (h == null || h.getLong(0) != id || (h.getShort(8) & 0xffff) != LEAF) continue;
+            long overflow = h.getInt(12) & 0xffffffffL;
+            int n = h.getShort(10) & 0xffff;
+            long length = (overflow + 1) * ps;
+            if (id * ps + length > size || length > Integer.MAX_VALUE - 8) continue;
+            ByteBuffer p = view(id * ps, (int) length);
+            if (p == null || HEADER + (long) n * ELEMENT > length) continue;
+            boolean fits = true;
+            for (int i = 0; i < n && fits; i++) {
+                int e = HEADER + i * ELEMENT;
+                long end = e + (p.getInt(e + 4) & 0xffffffffL) + (p.getInt(e + 8) & 0xffffffffL) + (p.getInt(e + 12) & 0xffffffffL);
+                fits = end <= length;
+            }
+            if (!fits || !pages.wanted(p, n)) continue;
+            found++;
+            for (int i = 0; i < n; i++) {
+                int e = HEADER + i * ELEMENT;
+                int k = e + p.getInt(e + 4);
+                int kl = p.getInt(e + 8);
+                v.entry(p, k, kl, k + kl, p.getInt(e + 12), (p.getInt(e) & BUCKET_LEAF) != 0);
+            }
+            id += overflow;
+        }
+        return found;
     }
 
     /** The flags of page {@code id} ({@link #BRANCH}, {@link #LEAF}, …) and its overflow count, or null past the end. */
     public int[] pageHeader(long id) throws IOException {
-        ByteBuffer h = meta == null ? null : read(id * meta.pageSize(), HEADER);
+        ByteBuffer h = read(id * pageSize, HEADER);
         return h == null ? null : new int[] {h.getShort(8) & 0xffff, h.getInt(12)};
     }
 
     /** The bucket named {@code name} in the root bucket, or null (absent, or its path damaged). */
     public BucketRef bucket(String name) throws IOException {
-        if (meta == null) return null;
+        if (meta == null && root < 0) return null;
         byte[] want = name.getBytes(StandardCharsets.UTF_8);
         BucketRef[] found = {null};
-        walk(new BucketRef(meta.rootPage(), null), (page, k, kl, v, vl, bucket) -> {
+        walk(new BucketRef(meta != null ? meta.rootPage() : root, null), (page, k, kl, v, vl, bucket) -> {
             if (!bucket || kl != want.length || vl < 16 || found[0] != null) return;
             for (int i = 0; i < kl; i++) if (page.get(k + i) != want[i]) return;
             long root = page.getLong(v);
@@ -272,21 +394,39 @@ public final class BoltFile implements Closeable {
     /** Every leaf element of the bucket's tree in key order. */
     public void walk(BucketRef bucket, Visitor v) throws IOException {
         if (bucket.inline() != null) {
-            elements(bucket.inline(), 0, -1, 0, v, null);
+            elements(bucket.inline(), 0, -1, 0, v, null, null, null);
             return;
         }
-        walkPage(bucket.root(), 0, v, new BitSet());
+        if (!walkPage(bucket.root(), 0, v, new BitSet(), null, null)) lost.add(new KeyRange(null, null));
     }
 
-    private void walkPage(long id, int depth, Visitor v, BitSet seen) throws IOException {
+    /**
+     * A range of a bucket's keys, from {@code from} (inclusive; null: the first) to {@code to} (exclusive; null: past the
+     * last), whose page the walk could not read: the branch element that points to it, or the root, gives the range.
+     */
+    public record KeyRange(byte[] from, byte[] to) {
+        public boolean contains(byte[] key) {
+            return (from == null || java.util.Arrays.compareUnsigned(key, from) >= 0) && (to == null || java.util.Arrays.compareUnsigned(key, to) < 0);
+        }
+    }
+
+    private final List<KeyRange> lost = new ArrayList<>();
+
+    /** The key ranges of pages the walks so far could not read (their keys are lost to the tree): where a salvage looks past it. */
+    public List<KeyRange> lostRanges() {
+        return lost;
+    }
+
+    /** Walks page {@code id} (its keys between {@code lo} and {@code hi}); false when the page itself could not be read as a tree page. */
+    private boolean walkPage(long id, int depth, Visitor v, BitSet seen, byte[] lo, byte[] hi) throws IOException {
         if (depth > MAX_DEPTH || (id >= 0 && id < Integer.MAX_VALUE && seen.get((int) id))) {
-            damage.add(new BoltDamage(id, id * meta.pageSize(), "page " + id + " is reached again: the tree has a cycle"));
-            return;
+            damage.add(new BoltDamage(id, id * pageSize, "page " + id + " is reached again: the tree has a cycle"));
+            return false;
         }
         if (id >= 0 && id < Integer.MAX_VALUE) seen.set((int) id);
         ByteBuffer p = page(id);
-        if (p == null) return;
-        elements(p, id, id * meta.pageSize(), depth, v, seen);
+        if (p == null) return false;
+        return elements(p, id, id * pageSize, depth, v, seen, lo, hi);
     }
 
     /** A page's name in a finding (made only when there is one). */
@@ -294,22 +434,22 @@ public final class BoltFile implements Closeable {
         return id > 0 ? "page " + id : "an inline page";
     }
 
-    private void elements(ByteBuffer p, long id, long at, int level, Visitor v, BitSet seen) throws IOException {
+    private boolean elements(ByteBuffer p, long id, long at, int level, Visitor v, BitSet seen, byte[] lo, byte[] hi) throws IOException {
         if (p.limit() < HEADER) {
             damage.add(new BoltDamage(id, at, "an inline bucket of " + p.limit() + " bytes, shorter than a page header"));
-            return;
+            return false;
         }
         int flags = p.getShort(8) & 0xffff;
         int count = p.getShort(10) & 0xffff;
         int limit = p.limit();
         if (HEADER + (long) count * ELEMENT > limit) {
             damage.add(new BoltDamage(id, at, where(id) + ": " + count + " elements do not fit in its " + limit + " bytes"));
-            return;
+            return false;
         }
         // bbolt writes a tree page's flags as exactly branch (0x01) or leaf (0x02): any other bit is damage.
         if (flags != BRANCH && flags != LEAF && id > 0) {
             damage.add(new BoltDamage(id, at, where(id) + ": flags " + String.format("0x%02x", flags) + ", not a branch or leaf page"));
-            return;
+            return false;
         }
         if ((flags & BRANCH) != 0 && seen != null) {
             p = own(p); // its children are read while it is walked
@@ -321,7 +461,15 @@ public final class BoltFile implements Closeable {
                     damage.add(new BoltDamage(id, at, where(id) + ": branch element " + i + "'s key runs past the page"));
                     continue;
                 }
-                walkPage(p.getLong(e + 8), level + 1, v, seen);
+                byte[] from = i == 0 ? lo : bytes(p, (int) (e + pos), (int) ksize);
+                byte[] to = hi;
+                int next = e + ELEMENT;
+                if (i + 1 < count) {
+                    long npos = p.getInt(next) & 0xffffffffL;
+                    long nsize = p.getInt(next + 4) & 0xffffffffL;
+                    if (next + npos + nsize <= limit) to = bytes(p, (int) (next + npos), (int) nsize);
+                }
+                if (!walkPage(p.getLong(e + 8), level + 1, v, seen, from, to)) lost.add(new KeyRange(from, to));
             }
         } else if ((flags & LEAF) != 0) {
             for (int i = 0; i < count; i++) {
@@ -339,7 +487,15 @@ public final class BoltFile implements Closeable {
             }
         } else {
             damage.add(new BoltDamage(id, at, where(id) + ": flags " + String.format("0x%02x", flags) + ", not a branch or leaf page"));
+            return false;
         }
+        return true;
+    }
+
+    private static byte[] bytes(ByteBuffer p, int at, int length) {
+        byte[] b = new byte[length];
+        p.get(at, b);
+        return b;
     }
 
     public Path path() {
@@ -348,6 +504,73 @@ public final class BoltFile implements Closeable {
 
     public long size() {
         return size;
+    }
+
+    /** With no valid meta: the root bucket's page chosen by {@link #readFrom} (-1: none). */
+    private long root = -1;
+
+    /**
+     * With no valid meta, reads the tree from {@code rootPage} (a leaf page of buckets found by {@link #rootCandidates}),
+     * as a meta would name it.
+     */
+    public void readFrom(long rootPage) {
+        if (meta != null) throw new IllegalStateException("the meta names the root");
+        root = rootPage;
+    }
+
+    /** The root bucket's page the tree is read from: the meta's, or the one chosen with no valid meta; -1 for none. */
+    public long rootPage() {
+        return meta != null ? meta.rootPage() : root;
+    }
+
+    /**
+     * The pages that may be the root bucket's: leaf pages whose header names their own place, all of whose elements are
+     * buckets, one of them named {@code name}. With no valid meta, one of these is the tree's root (bbolt writes the
+     * root bucket's page anew at each commit: the others are older).
+     */
+    public List<Long> rootCandidates(String name) throws IOException {
+        byte[] want = name.getBytes(StandardCharsets.UTF_8);
+        List<Long> out = new ArrayList<>();
+        long count = size / pageSize;
+        for (long id = 2; id < count; id++) {
+            ByteBuffer h = view(id * pageSize, HEADER);
+            if (h == null || h.getLong(0) != id || (h.getShort(8) & 0xffff) != LEAF || h.getInt(12) != 0) continue;
+            int n = h.getShort(10) & 0xffff;
+            ByteBuffer p = view(id * pageSize, pageSize);
+            if (p == null || n == 0 || HEADER + n * ELEMENT > pageSize) continue;
+            boolean buckets = true;
+            boolean named = false;
+            for (int i = 0; i < n && buckets; i++) {
+                int e = HEADER + i * ELEMENT;
+                int k = e + p.getInt(e + 4);
+                int kl = p.getInt(e + 8);
+                buckets = (p.getInt(e) & BUCKET_LEAF) != 0 && kl > 0 && k + (long) kl + (p.getInt(e + 12) & 0xffffffffL) <= pageSize;
+                if (buckets && kl == want.length && p.slice(k, kl).equals(ByteBuffer.wrap(want))) named = true;
+            }
+            if (buckets && named) out.add(id);
+        }
+        return out;
+    }
+
+    /** What a trial read changes (damage, lost ranges, pages reached), to be put back by {@link #restore}. */
+    public record Mark(int damage, int lost, BitSet reached) {
+    }
+
+    public Mark mark() {
+        return new Mark(damage.size(), lost.size(), (BitSet) reached.clone());
+    }
+
+    /** Forgets what was read since {@code m} (a trial read of a candidate root). */
+    public void restore(Mark m) {
+        damage.subList(m.damage(), damage.size()).clear();
+        lost.subList(m.lost(), lost.size()).clear();
+        reached.clear();
+        reached.or(m.reached());
+    }
+
+    /** The page size (the meta's; with no valid meta, the one the pages' own headers give). */
+    public int pageSize() {
+        return pageSize;
     }
 
     /** The meta in force (the valid one with the higher txid), or null when neither is valid. */

@@ -67,6 +67,7 @@ public final class EtcdDb implements Closeable {
             t.setDaemon(true);
             t.start();
         });
+        if (bolt.meta() == null) chooseRoot();
         BoltFile.BucketRef meta = bolt.bucket("meta");
         if (meta != null) {
             bolt.walk(meta, (p, k, kl, v, vl, bucket) -> {
@@ -108,9 +109,40 @@ public final class EtcdDb implements Closeable {
         }
     }
 
+    /**
+     * With no valid meta (both damaged), the tree is still in the file: of the pages that may be the root bucket's (each
+     * commit writes it anew), the one whose key bucket reads whole to the newest revision is taken, as a meta would name
+     * it; the choice is damage, said as such.
+     */
+    private void chooseRoot() throws IOException {
+        long best = -1;
+        long bestLast = -1;
+        List<Long> candidates = bolt.rootCandidates("key");
+        for (long root : candidates) {
+            BoltFile.Mark m = bolt.mark();
+            bolt.readFrom(root);
+            long[] last = {-1};
+            boolean whole;
+            BoltFile.BucketRef key = bolt.bucket("key");
+            if (key != null) bolt.walk(key, (p, k, kl, v, vl, bucket) -> {
+                if (revisionKey(p, k, kl)) last[0] = Math.max(last[0], bigEndian(p, k));
+            });
+            whole = key != null && bolt.damage().size() == m.damage() && bolt.lostRanges().size() == m.lost();
+            bolt.restore(m);
+            if (whole && last[0] > bestLast) {
+                best = root;
+                bestLast = last[0];
+            }
+        }
+        if (best < 0) return; // nothing but a salvage of every page
+        bolt.readFrom(best);
+        damage.add(new BoltDamage(best, best * bolt.pageSize(), String.format("no valid meta page: the tree is read from page %d, of %d page(s) "
+                + "that may be the root bucket's the one whose key bucket reads whole to the newest revision, %d", best, candidates.size(), bestLast)));
+    }
+
     private static Trailer trailer(BoltFile bolt) throws IOException {
         if (bolt.meta() == null) return Trailer.NONE;
-        long past = bolt.size() % bolt.meta().pageSize();
+        long past = bolt.size() % bolt.pageSize();
         if (past == 0) return Trailer.NONE;
         if (past != 32) return Trailer.NOT_WHOLE;
         long pages = bolt.size() - 32;
@@ -169,12 +201,22 @@ public final class EtcdDb implements Closeable {
      */
     public static EtcdDb openDatabase(Path path) throws IOException {
         EtcdDb db = open(path);
-        if (db.bolt.meta() == null) {
+        if (db.bolt.meta() == null && !db.hasRevisionPages()) {
             String why = db.bolt.damage().isEmpty() ? "" : " (" + db.bolt.damage().get(0).detail() + ")";
             db.close();
-            throw new NotAWalException(path + ": a bbolt file with no valid meta page" + why);
+            throw new NotAWalException(path + ": a bbolt file with no valid meta page and no page of etcd's revisions" + why);
         }
         return db;
+    }
+
+    /** Whether some page of the file is a leaf of etcd's key bucket (what a db with no valid meta is salvaged from). */
+    private boolean hasRevisionPages() throws IOException {
+        boolean[] any = {false};
+        bolt.scanPastTree((p, n) -> {
+            if (!any[0] && revisionPage(p, n)) any[0] = true;
+            return false;
+        }, (p, k, kl, v, vl, b) -> { });
+        return any[0];
     }
 
     public static EtcdDb open(Path path) throws IOException {
@@ -187,11 +229,30 @@ public final class EtcdDb implements Closeable {
         }
     }
 
-    /** Every revision of the key bucket, in revision order (the bucket's key order). */
-    public void revisions(RevisionVisitor visitor) throws IOException {
+    /**
+     * Every revision of the key bucket, in revision order (the bucket's key order). When the tree cannot be taken whole
+     * (no valid meta; a page of it could not be read; revisions newer than its last in pages it does not reach),
+     * {@link #readAgain} says so after this read, and the next read is the salvage past the tree ({@link #salvaged}).
+     */
+    public void revisions(RevisionVisitor given) throws IOException {
+        if (salvage || bolt.rootPage() < 0) {
+            salvage = true;
+            salvaged(given);
+            return;
+        }
+        int lostBefore = bolt.lostRanges().size();
+        long[] treeLast = {-1};
+        RevisionVisitor visitor = (main, sub, tombstone, page, kv) -> {
+            treeLast[0] = main;
+            given.revision(main, sub, tombstone, page, kv);
+        };
         BoltFile.BucketRef key = bolt.bucket("key");
         if (key == null) {
             if (bolt.meta() != null) damage.add(new BoltDamage(-1, -1, "no 'key' bucket: not an etcd v3 database, or its root page is damaged"));
+            if (hasRevisionPages()) {
+                salvage = true;
+                readAgain = true;
+            }
             return;
         }
         KvDecoder dec = new KvDecoder();
@@ -216,15 +277,15 @@ public final class EtcdDb implements Closeable {
             boolean named = false; // one line for one damaged value
             if (tombstone ? kv.modRevision() != 0 && kv.modRevision() != main : kv.modRevision() != main) {
                 long pid = p.getLong(0);
-                damage.add(new BoltDamage(pid, pid * bolt.meta().pageSize(), "revision " + main + "." + sub + " (key " + quote(kv.key(p))
+                damage.add(new BoltDamage(pid, pid * bolt.pageSize(), "revision " + main + "." + sub + " (key " + quote(kv.key(p))
                         + "): its KeyValue says mod_revision " + kv.modRevision()));
                 named = true;
-            } else if (vl > 2 * bolt.meta().pageSize()) {
+            } else if (vl > 2 * bolt.pageSize()) {
                 named = zeroPages(p, v, vl, main, sub, kv);
             }
             if (values != null && !named && !tombstone && kv.valueLength() > 0) {
                 long pid = p.getLong(0);
-                values.check(pid, pid * bolt.meta().pageSize(), main, sub, kv.key(p), kv.value(p));
+                values.check(pid, pid * bolt.pageSize(), main, sub, kv.key(p), kv.value(p));
             }
             visitor.revision(main, sub, tombstone, p, kv);
         });
@@ -232,11 +293,231 @@ public final class EtcdDb implements Closeable {
             damage.addAll(values.damage());
             values.close();
         }
+        // The tree read whole, or not: a page of it lost, or a commit past it (newer revisions in pages it does not reach).
+        if (bolt.lostRanges().size() > lostBefore || pastTree(treeLast[0]) > 0) {
+            salvage = true;
+            readAgain = true;
+        }
     }
+
+    private boolean salvage;
+    private boolean readAgain;
+
+    /**
+     * True once, after a read of the revisions that was not the whole answer (the tree is damaged or rolled back): the
+     * caller reads them again, and gets the salvage past the tree.
+     */
+    public boolean readAgain() {
+        boolean r = readAgain;
+        readAgain = false;
+        return r;
+    }
+
+    /** Whether the revisions are read past the tree (a salvage: the tree could not be taken whole). */
+    public boolean salvaging() {
+        return salvage;
+    }
+
+    /** A leaf page all of whose keys are revision keys (17 bytes, or 18 ending in t; '_' after the main revision) and none a bucket. */
+    private static boolean revisionPage(ByteBuffer p, int n) {
+        if (n == 0) return false;
+        for (int i = 0; i < n; i++) {
+            int e = 16 + i * 16;
+            int kl = p.getInt(e + 8);
+            if ((p.getInt(e) & 1) != 0 || (kl != REV_BYTES && kl != REV_BYTES + 1)) return false;
+            int k = e + p.getInt(e + 4);
+            if (p.get(k + 8) != '_' || (kl == REV_BYTES + 1 && p.get(k + REV_BYTES) != 't')) return false;
+        }
+        return true;
+    }
+
+    /** Revisions newer than {@code treeLast} in pages the tree does not reach. */
+    private long pastTree(long treeLast) throws IOException {
+        long[] n = {0};
+        bolt.scanPastTree(EtcdDb::revisionPage, (p, k, kl, v, vl, b) -> {
+            if (bigEndian(p, k) > treeLast) n[0]++;
+        });
+        return n[0];
+    }
+
+    /** A revision found by the salvage: its KeyValue's bytes, and whether the tree reached it. */
+    private record Found(byte[] kv, boolean tree) {
+    }
+
+    /**
+     * The salvage past the tree, as sqlite3's .recover reads a damaged SQLite file: the revisions the tree still reaches,
+     * and, from every page of the file whose header says leaf and whose keys are all revision keys, the revisions the
+     * tree would have held where it is lost (a key range whose page could not be read; everything, with no valid meta)
+     * and those newer than its last (a commit whose meta is lost: the tree rolled back). Pages the tree does not reach
+     * otherwise are older copies of its leaves (bbolt writes a changed page anew): what they hold was compacted or
+     * rewritten since, and is left out. Given in revision order; what was found, lost and uncertain is damage.
+     */
+    private void salvaged(RevisionVisitor visitor) throws IOException {
+        java.util.TreeMap<byte[], Found> found = new java.util.TreeMap<>(java.util.Arrays::compareUnsigned);
+        KvDecoder dec = new KvDecoder();
+        KvFields kv = new KvFields();
+        long[] treeLast = {-1};
+        BoltFile.BucketRef key = bolt.rootPage() < 0 ? null : bolt.bucket("key");
+        int lostBefore = bolt.lostRanges().size();
+        if (key != null) {
+            bolt.walk(key, (p, k, kl, v, vl, bucket) -> {
+                if (bucket || !revisionKey(p, k, kl) || !dec.decode(p, v, vl, kv) || !kv.hasKey()) return;
+                long main = bigEndian(p, k);
+                if (kl == REV_BYTES && kv.modRevision() != main) return;
+                treeLast[0] = Math.max(treeLast[0], main);
+                found.put(copy(p, k, kl), new Found(copy(p, v, vl), true));
+            });
+        }
+        List<BoltFile.KeyRange> lost = key == null ? List.of(new BoltFile.KeyRange(null, null))
+                : List.copyOf(bolt.lostRanges().subList(lostBefore, bolt.lostRanges().size()));
+        long[] past = {0, Long.MAX_VALUE, -1, 0}; // revisions found past the tree, newer than its last: count, first, last; from lost ranges
+        int pages = bolt.scanPastTree(EtcdDb::revisionPage, (p, k, kl, v, vl, bucket) -> {
+            byte[] rk = copy(p, k, kl);
+            long main = bigEndian(p, k);
+            boolean newer = treeLast[0] >= 0 && main > treeLast[0];
+            boolean inLost = false;
+            for (BoltFile.KeyRange r : lost) inLost |= r.contains(rk);
+            if ((!newer && !inLost) || found.containsKey(rk) || !dec.decode(p, v, vl, kv) || !kv.hasKey()) return;
+            if (kl == REV_BYTES && kv.modRevision() != main) return;
+            found.put(rk, new Found(copy(p, v, vl), false));
+            if (newer) {
+                past[0]++;
+                past[1] = Math.min(past[1], main);
+                past[2] = Math.max(past[2], main);
+            } else {
+                past[3]++;
+            }
+        });
+        if (key == null || bolt.bucket("meta") == null) scanSmallBuckets();
+        salvageFacts(found, lost, pages, treeLast[0], past);
+        for (java.util.Map.Entry<byte[], Found> e : found.entrySet()) {
+            byte[] rk = e.getKey();
+            ByteBuffer b = ByteBuffer.wrap(e.getValue().kv()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            dec.decode(b, 0, b.limit(), kv);
+            ByteBuffer r = ByteBuffer.wrap(rk);
+            visitor.revision(r.getLong(0), r.getLong(9), rk.length == REV_BYTES + 1, b, kv);
+        }
+    }
+
+    /**
+     * With the root bucket lost, the meta and lease buckets' entries from the pages that hold them: a leaf whose keys are
+     * all etcd's meta names (the compaction, the newest found: it only grows), a leaf whose keys are all 8-byte lease IDs
+     * and whose values are leasepb.Lease records of those IDs.
+     */
+    private void scanSmallBuckets() throws IOException {
+        long[] out = new long[1];
+        bolt.scanPastTree((p, n) -> {
+            boolean meta = true;
+            boolean lease = true;
+            for (int i = 0; i < n; i++) {
+                int e = 16 + i * 16;
+                int k = e + p.getInt(e + 4);
+                int kl = p.getInt(e + 8);
+                String name = kl <= 32 ? ascii(p, k, kl) : "";
+                meta &= name.equals("consistent_index") || name.equals("finishedCompactRev") || name.equals("scheduledCompactRev");
+                int v = k + kl;
+                int vl = p.getInt(e + 12);
+                lease &= kl == 8 && vl > 0 && (p.get(v) == 0x08) && Varints.readVarint(p, v + 1, v + vl, out) > 0 && out[0] == bigEndian(p, k);
+            }
+            return meta || lease;
+        }, (p, k, kl, v, vl, bucket) -> {
+            if (kl == 8) {
+                long id = bigEndian(p, k);
+                long ttl = -1;
+                for (int i = v; i >= 0 && i < v + vl; ) {
+                    i = Varints.readVarint(p, i, v + vl, out);
+                    if (i < 0) break;
+                    int field = (int) (out[0] >>> 3);
+                    i = Varints.readVarint(p, i, v + vl, out);
+                    if (i > 0 && field == 2) ttl = out[0];
+                }
+                leases.put(id, ttl);
+                return;
+            }
+            String name = ascii(p, k, kl);
+            if (name.equals("finishedCompactRev") && vl >= REV_BYTES) compactRevision = Math.max(compactRevision, bigEndian(p, v));
+            else if (name.equals("scheduledCompactRev") && vl >= REV_BYTES) scheduledCompactRevision = Math.max(scheduledCompactRevision, bigEndian(p, v));
+            else if (name.equals("consistent_index") && vl == 8) consistentIndex = Math.max(consistentIndex, bigEndian(p, v));
+        });
+    }
+
+    private static boolean revisionKey(ByteBuffer p, int k, int kl) {
+        return (kl == REV_BYTES || kl == REV_BYTES + 1) && p.get(k + 8) == '_' && (kl == REV_BYTES || p.get(k + REV_BYTES) == 't');
+    }
+
+    private static byte[] copy(ByteBuffer p, int at, int length) {
+        byte[] b = new byte[length];
+        p.get(at, b);
+        return b;
+    }
+
+    /** Keys named in a salvage's damage line, at most. */
+    private static final int NAMED = 5;
+
+    /**
+     * What the salvage says, as damage lines: what it read past the tree, the revisions past the tree's last (rolled
+     * back), the revisions lost (etcd's main revisions above the compaction are consecutive: each one missing was a
+     * write), and the keys whose state is uncertain (a lost revision above their latest may have changed or deleted them).
+     */
+    private void salvageFacts(java.util.TreeMap<byte[], Found> found, List<BoltFile.KeyRange> lost, int pages, long treeLast, long[] past) {
+        if (past[0] > 0) {
+            damage.add(new BoltDamage(-1, -1, String.format("%,d revision(s) %d..%d are newer than the tree's last, %d, in pages the tree does not reach: "
+                    + "a commit whose meta is lost (the tree rolled back, as bbolt #1033); read past the tree", past[0], past[1], past[2], treeLast)));
+        }
+        if (!lost.isEmpty()) {
+            damage.add(new BoltDamage(-1, -1, String.format("the tree's %s could not be read: %,d revision(s) found for it in %,d leaf page(s) the tree "
+                    + "does not reach (a salvage past the tree, as sqlite3's .recover)", lost.get(0).from() == null && lost.get(0).to() == null
+                    ? "key bucket" : lost.size() + " lost key range(s)", past[3], pages)));
+        }
+        // Lost revisions: gaps between the main revisions found, above the compaction.
+        long compact = Math.max(compactRevision, scheduledCompactRevision);
+        java.util.Map<java.nio.ByteBuffer, Long> latest = new java.util.HashMap<>();
+        long prev = -1;
+        long lostCount = 0;
+        long lastLost = -1;
+        long firstLost = -1;
+        KvDecoder dec = new KvDecoder();
+        KvFields kv = new KvFields();
+        for (java.util.Map.Entry<byte[], Found> e : found.entrySet()) {
+            long main = ByteBuffer.wrap(e.getKey()).getLong(0);
+            if (prev >= 0 && main > prev + 1 && main > compact + 1) {
+                long from = Math.max(prev + 1, compact + 1);
+                lostCount += main - from;
+                if (firstLost < 0) firstLost = from;
+                lastLost = main - 1;
+            }
+            prev = main;
+            ByteBuffer b = ByteBuffer.wrap(e.getValue().kv()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            if (dec.decode(b, 0, b.limit(), kv)) latest.put(ByteBuffer.wrap(kv.key(b)), main);
+        }
+        if (lostCount > 0) {
+            List<String> uncertain = new ArrayList<>();
+            long n = 0;
+            for (java.util.Map.Entry<ByteBuffer, Long> e : latest.entrySet()) {
+                if (e.getValue() >= lastLost) continue;
+                n++;
+                if (uncertain.size() < NAMED) {
+                    byte[] k = new byte[e.getKey().remaining()];
+                    e.getKey().duplicate().get(k);
+                    uncertain.add(quote(k));
+                }
+            }
+            java.util.Collections.sort(uncertain);
+            damage.add(new BoltDamage(-1, -1, String.format("%,d revision(s) between %d and %d are found nowhere in the file (lost with the pages that held them); "
+                    + "%,d key(s) whose latest revision found is older are uncertain: a lost revision may have changed or deleted them%s", lostCount,
+                    firstLost, lastLost, n, n == 0 ? "" : " (" + String.join(", ", uncertain) + (n > uncertain.size() ? ", …" : "") + ")")));
+        }
+        if (bolt.meta() == null || !lost.isEmpty() || past[0] > 0) {
+            damage.add(new BoltDamage(-1, -1, "revisions after the last found, " + prev + ", if the db held any, cannot be known from what is left"
+                    + (bolt.meta() == null ? " (no valid meta page: the high-water mark is lost)" : "")));
+        }
+    }
+
+
 
     /** A page-aligned page of the file inside a value spread over overflow pages that is all zeros: damage, named (true). */
     private boolean zeroPages(java.nio.ByteBuffer p, int v, int vl, long main, long sub, KvFields kv) {
-        int ps = bolt.meta().pageSize();
+        int ps = bolt.pageSize();
         long pid = p.getLong(0);
         int first = (v + ps - 1) / ps * ps; // the first page boundary inside the value (index in p)
         for (int at = first; at + ps <= v + vl; at += ps) {
@@ -322,7 +603,7 @@ public final class EtcdDb implements Closeable {
             all.add(new BoltDamage(-1, bolt.size() - 32, "the snapshot's SHA-256 (its last 32 bytes, as etcdctl snapshot save writes it) does not match its pages: the file changed since it was saved"
                     + (bolt.damage().isEmpty() && damage.isEmpty() ? shaOnly() : "")));
         } else if (trailer() == Trailer.NOT_WHOLE) {
-            long ps = bolt.meta().pageSize();
+            long ps = bolt.pageSize();
             long past = bolt.size() % ps;
             all.add(new BoltDamage(-1, bolt.size() - past, "the file ends " + past + " byte(s) past its last whole page: neither a member's db (whole pages) "
                     + "nor an etcdctl snapshot (whole pages and a 32-byte SHA-256): it was cut short or appended to"));
@@ -344,8 +625,8 @@ public final class EtcdDb implements Closeable {
     public dev.walkit.format.account.Store store(Path path, long revisionsHeld) throws IOException {
         List<String> damage = new java.util.ArrayList<>();
         for (BoltDamage d : damage()) damage.add(d.toString());
-        String detail = String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s) in its lease bucket%s%s", bolt.meta().pageSize(),
-                bolt.meta().txid(), consistentIndex(), leases.size(), trailer() == Trailer.SHA256_MATCHES ? ", etcdctl snapshot's SHA-256 matches" : "",
+        String detail = String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s) in its lease bucket%s%s", bolt.pageSize(),
+                bolt.meta() == null ? -1 : bolt.meta().txid(), consistentIndex(), leases.size(), trailer() == Trailer.SHA256_MATCHES ? ", etcdctl snapshot's SHA-256 matches" : "",
                 walFacts());
         return new dev.walkit.format.account.Store(dev.walkit.format.account.Store.Kind.ETCD_DB, path, bolt.size(), "etcd-db", revisionsHeld,
                 leases.size(), detail, damage);

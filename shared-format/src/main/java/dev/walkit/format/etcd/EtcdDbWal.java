@@ -34,6 +34,15 @@ public final class EtcdDbWal {
         // A private working copy, read at once and deleted: never fsynced (a 1 GiB db's copy would wait for its writeback).
         WalWriter w = WalWriter.create(out);
         try {
+            Summary s = emit(db, w::append);
+            if (!db.readAgain()) return s;
+        } finally {
+            w.closeWithoutFsync();
+        }
+        // The tree could not be taken whole: the form is written again from the salvage past it.
+        java.nio.file.Files.delete(out);
+        w = WalWriter.create(out);
+        try {
             return emit(db, w::append);
         } finally {
             w.closeWithoutFsync();
@@ -42,7 +51,8 @@ public final class EtcdDbWal {
 
     /**
      * Gives {@code db}'s WAL form, record by record, to {@code w}; to a sink that reads no value, each value's length
-     * only (none is copied out of the db).
+     * only (none is copied out of the db). When {@link EtcdDb#readAgain} then says the tree was not the whole answer,
+     * the caller gives the form again to a fresh sink: the salvage past the tree.
      */
     public static Summary emit(EtcdDb db, RecordSink w) throws IOException {
         long compact = db.compactRevision();

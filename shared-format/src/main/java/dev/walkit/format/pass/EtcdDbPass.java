@@ -28,6 +28,11 @@ final class EtcdDbPass {
             EtcdDbWal.Summary[] sum = {null};
             AccountListener listener = new AccountListener(l::damage);
             FormReplay.Result r = FormReplay.run(sink -> sum[0] = EtcdDbWal.emit(e, sink), listener);
+            if (e.readAgain()) {
+                // The tree was not the whole answer (damaged, or rolled back): the salvage past it is the db's account.
+                listener = new AccountListener(l::damage);
+                r = FormReplay.run(sink -> sum[0] = EtcdDbWal.emit(e, sink), listener);
+            }
             Account a = Account.ofForm(e.store(db, sum[0].revisions()), r, listener);
             if (level.replays()) a.findings().forEach(l::finding);
             for (String d : a.store().damage()) l.storeDamage("etcd-db", d);

@@ -108,15 +108,19 @@ class EtcdDbTest {
     }
 
     @Test
-    void bothMetasBadLeaveNoDatabase() throws Exception {
+    void bothMetasBadTheTreeIsReadFromTheRootPageAMetaWouldName() throws Exception {
         Path p = damaged("metas", b -> {
             b[64] ^= 1;
             b[PAGE + 64] ^= 1;
         });
         try (EtcdDb db = EtcdDb.open(p)) {
             assertNull(db.bolt().meta());
-            assertEquals(2, db.damage().size());
-            assertEquals(List.of(), revisions(db), "nothing is made up");
+            assertEquals(3, db.bolt().rootPage());
+            assertEquals(12, revisions(db).size(), "the whole history, from the tree under page 3");
+            assertEquals(false, db.readAgain());
+            assertEquals(new BoltDamage(3, 3 * PAGE, "no valid meta page: the tree is read from page 3, of 2 page(s) that may be the root bucket's "
+                    + "the one whose key bucket reads whole to the newest revision, 14"), db.damage().get(2));
+            assertEquals(8, db.compactRevision(), "the meta bucket, under the same root");
         }
     }
 
@@ -125,8 +129,14 @@ class EtcdDbTest {
         Path p = dir.resolve("truncated");
         Files.write(p, java.util.Arrays.copyOf(Files.readAllBytes(DB), 3 * PAGE));
         try (EtcdDb db = EtcdDb.open(p)) {
-            assertEquals(List.of(), revisions(db));
-            assertEquals(new BoltDamage(3, 3 * PAGE, "page 3 is past the end of the file (12288 bytes, 3 pages)"), db.damage().get(0));
+            assertEquals(List.of(), revisions(db), "the tree: its root is past the end");
+            // Page 2, the one page left past the metas, is an older root bucket's page (its key bucket inline): no leaf of
+            // the key bucket is left to read past the tree.
+            assertEquals(false, db.readAgain());
+            assertEquals(new BoltDamage(-1, 3 * PAGE, "the file ends at 12288 bytes, 3 pages, but its meta's high-water mark is page 5: it was cut short (bbolt refuses it)"),
+                    db.damage().get(0));
+            assertEquals(new BoltDamage(3, 3 * PAGE, "page 3 is past the end of the file (12288 bytes, 3 pages)"), db.damage().get(1));
+            assertEquals("no 'key' bucket: not an etcd v3 database, or its root page is damaged", db.damage().get(2).detail());
             assertEquals(EtcdDb.Trailer.NONE, db.trailer());
         }
     }

@@ -111,6 +111,48 @@ class EtcdDbOutputTest {
         }
     }
 
+    /** A db of puts at revisions 1..n, one key each, written by the writer. */
+    Path dbOf(String name, int n) throws Exception {
+        Path db = dir.resolve(name);
+        try (dev.walkit.format.etcd.EtcdDbWriter w = dev.walkit.format.etcd.EtcdDbWriter.create(db)) {
+            for (int i = 1; i <= n; i++) w.put(i, 0, bytes("/k/" + i), i, 1, bytes("v" + i), 0);
+            w.finish(Map.of(), 0, -1);
+        }
+        return db;
+    }
+
+    /**
+     * A commit the tree does not hold: the leaf of a later state of the same db (revisions 1..23) appended past the pages
+     * of the earlier one (1..20), as a commit's pages are when its meta is lost. The tree's answer is not the whole one:
+     * the three revisions past it are damage, named, and the salvage past the tree gives them.
+     */
+    @Test
+    void revisionsNewerThanTheTreeInPagesItDoesNotReachAreARolledBackTree() throws Exception {
+        Path older = dbOf("older", 20);
+        Path newer = dbOf("newer", 23);
+        long leaf;
+        try (EtcdDb d = EtcdDb.openDatabase(newer)) {
+            leaf = d.bolt().bucket("key").root();
+            assertEquals(BoltFile.LEAF, d.bolt().pageHeader(leaf)[0]);
+        }
+        byte[] page = Arrays.copyOfRange(Files.readAllBytes(newer), (int) leaf * 4096, (int) leaf * 4096 + 4096);
+        long id = Files.size(older) / 4096;
+        java.nio.ByteBuffer.wrap(page).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(0, id);
+        Files.write(older, page, java.nio.file.StandardOpenOption.APPEND);
+        try (EtcdDb d = EtcdDb.openDatabase(older)) {
+            List<String> tree = new ArrayList<>();
+            d.revisions((main, sub, tomb, p, kv) -> tree.add(main + ""));
+            assertEquals(20, tree.size());
+            assertTrue(d.readAgain(), "the tree is not the whole answer");
+            List<String> all = new ArrayList<>();
+            d.revisions((main, sub, tomb, p, kv) -> all.add(main + " " + new String(kv.value(p), StandardCharsets.UTF_8)));
+            assertEquals(23, all.size());
+            assertEquals("23 v23", all.get(22));
+            assertTrue(d.damage().stream().anyMatch(x -> x.detail().startsWith("3 revision(s) 21..23 are newer than the tree's last, 20, in pages the tree "
+                    + "does not reach: a commit whose meta is lost (the tree rolled back")), d.damage().toString());
+        }
+    }
+
     @Test
     void aDamagedWalIsNotWritten() throws Exception {
         byte[] log = LogBuilder.puts(5).bytes();
