@@ -1,6 +1,7 @@
 package dev.walkit.migrate;
 
 import dev.walkit.format.output.Durable;
+import dev.walkit.format.output.KineOutput;
 import dev.walkit.format.output.OutputDir;
 
 import java.io.IOException;
@@ -18,24 +19,12 @@ import java.util.Map;
 
 /**
  * {@code --out-kine DIR}: any source's live set as kine's {@code state.db} (the way back to kine), no server
- * needed. The schema is the one kine v0.6.5 creates for SQLite (its table and five indexes, as the real kine
- * makes them); one row per live key at its source revisions ({@link #write}), the lease column its TTL (kine's lease
- * ID is its TTL), and kine's own {@code compact_rev_key}. Written in rollback-journal mode to a
- * temp file in DIR, fsynced, then renamed in and DIR fsynced ({@link OutputDir}); DIR/state.db is never
- * overwritten. kine starts from it as from its own (it turns WAL mode on itself).
+ * needed: written by shared-format's {@link KineOutput} (kine's schema, one row per live key at its source revisions,
+ * the lease column its TTL, kine's own rows) to a temp file in DIR, fsynced, then renamed in and DIR fsynced
+ * ({@link OutputDir}); DIR/state.db is never overwritten. A follow appends kine's rows for each change ({@link Staged}).
  */
 public final class OfflineKine {
-    static final String FILE = "state.db";
-    static final String[] SCHEMA = {
-        "CREATE TABLE kine (id INTEGER PRIMARY KEY AUTOINCREMENT, name INTEGER, created INTEGER, deleted INTEGER,"
-            + " create_revision INTEGER, prev_revision INTEGER, lease INTEGER, value BLOB, old_value BLOB)",
-        "CREATE INDEX kine_name_index ON kine (name)",
-        "CREATE INDEX kine_name_id_index ON kine (name,id)",
-        "CREATE INDEX kine_id_deleted_index ON kine (id,deleted)",
-        "CREATE INDEX kine_prev_revision_index ON kine (prev_revision)",
-        "CREATE UNIQUE INDEX kine_name_prev_revision_uindex ON kine (name, prev_revision)",
-    };
-
+    static final String FILE = KineOutput.FILE;
     private OfflineKine() {
     }
 
@@ -46,15 +35,6 @@ public final class OfflineKine {
         }
         return null;
     }
-
-    /** Rows inserted a batch at a time. */
-    private static final int BATCH = 10_000;
-    /**
-     * A row of kine's table. The name is bound as bytes and stored as text ({@code CAST(? AS BLOB)} would keep it a
-     * blob, which kine's text comparisons never match; {@code CAST(? AS TEXT)} keeps every byte, UTF-8 or not).
-     */
-    private static final String INSERT = "INSERT OR IGNORE INTO kine(id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)"
-            + " VALUES (?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, NULL)";
 
     /**
      * Writes {@code dir/state.db} from {@code source}; leases become TTLs by {@link KeySource#ttlOf} with {@code leaseTtl}.
@@ -93,46 +73,23 @@ public final class OfflineKine {
             String refusal = out.finishedEarlierSwitch() ? null : refusal(out.dir());
             if (refusal != null) throw new IOException(refusal);
             temp = out.temp(FILE);
-            long n = 0;
-            long revision = source.revision();
-            List<String> notes = new ArrayList<>();
             c = DriverManager.getConnection("jdbc:sqlite:" + temp);
-            try (Statement s = c.createStatement()) {
-                s.execute("PRAGMA journal_mode = DELETE");
-                s.execute("PRAGMA synchronous = FULL");
-                for (String ddl : SCHEMA) s.execute(ddl);
-            }
+            KineOutput.create(c);
             c.setAutoCommit(false);
-            List<SourceKey> shared = new ArrayList<>();
-            try (PreparedStatement ins = c.prepareStatement(INSERT)) {
-                List<SourceKey> batch = new ArrayList<>(BATCH);
-                while (source.hasNext()) {
+            KineOutput.Written w = KineOutput.write(c, new java.util.Iterator<KineOutput.Row>() {
+                @Override
+                public boolean hasNext() {
+                    return source.hasNext();
+                }
+
+                @Override
+                public KineOutput.Row next() {
                     SourceKey k = source.next();
-                    bind(ins, k, k.modRevision(), source.ttlOf(k.lease(), leaseTtl));
-                    ins.addBatch();
-                    batch.add(k);
-                    n++;
-                    if (batch.size() == BATCH) flush(ins, batch, shared);
+                    return new KineOutput.Row(k.key(), k.value(), k.createRevision(), k.modRevision(), k.lease() <= 0 ? 0 : source.ttlOf(k.lease(), leaseTtl));
                 }
-                flush(ins, batch, shared);
-                // Keys whose mod revision another key's row holds: after the source's last revision, in key order.
-                long next = Math.max(revision, maxId(c)) + 1;
-                long firstMoved = next;
-                for (SourceKey k : shared) {
-                    bind(ins, k, next++, source.ttlOf(k.lease(), leaseTtl));
-                    if (ins.executeUpdate() != 1) throw new SQLException("row " + (next - 1) + " not written");
-                }
-                if (!shared.isEmpty()) {
-                    notes.add(String.format("%,d key(s) shared a revision with another key (kine has one row a revision): written at revisions %d..%d",
-                            shared.size(), firstMoved, next - 1));
-                }
-            }
-            long last = Math.max(revision, maxId(c));
-            try (PreparedStatement own = c.prepareStatement(INSERT)) {
-                // kine's own rows: compact_rev_key (its prev_revision the compact revision), and the source's revision.
-                own(own, freeId(c), "compact_rev_key", 1, 0, last);
-                if (maxId(c) < last) own(own, last, "gap-" + last, 0, 1, 0);
-            }
+            }, source.revision());
+            long n = w.rows();
+            List<String> notes = new ArrayList<>(w.notes());
             return new Staged(out, temp, c, n, notes, leaseTtl);
         } catch (SQLException e) {
             closeQuietly(c);
@@ -278,51 +235,8 @@ public final class OfflineKine {
         }
     }
 
-    /** {@code k}'s row at revision {@code id}: a create when it was created there, else an update keeping its create_revision. */
-    private static void bind(PreparedStatement ins, SourceKey k, long id, long ttl) throws SQLException {
-        boolean created = k.createRevision() == id || k.createRevision() <= 0;
-        ins.setLong(1, id);
-        ins.setBytes(2, k.key());
-        ins.setInt(3, created ? 1 : 0);
-        ins.setInt(4, 0);
-        ins.setLong(5, created ? 0 : k.createRevision());
-        ins.setLong(6, created ? 0 : k.createRevision());
-        ins.setLong(7, k.lease() <= 0 ? 0 : ttl);
-        ins.setBytes(8, k.value());
-    }
-
-    /** Runs the batch; the keys whose id was taken already (INSERT OR IGNORE wrote nothing) go to {@code shared}. */
-    private static void flush(PreparedStatement ins, List<SourceKey> batch, List<SourceKey> shared) throws SQLException {
-        if (batch.isEmpty()) return;
-        int[] counts = ins.executeBatch();
-        for (int i = 0; i < counts.length; i++) if (counts[i] == 0) shared.add(batch.get(i));
-        batch.clear();
-    }
-
-    private static void own(PreparedStatement ins, long id, String name, int created, int deleted, long prevRevision) throws SQLException {
-        ins.setLong(1, id);
-        ins.setBytes(2, name.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-        ins.setInt(3, created);
-        ins.setInt(4, deleted);
-        ins.setLong(5, 0);
-        ins.setLong(6, prevRevision);
-        ins.setLong(7, 0);
-        ins.setBytes(8, created == 1 ? new byte[0] : null);
-        if (ins.executeUpdate() != 1) throw new SQLException(name + " not written at id " + id);
-    }
-
     private static long maxId(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); java.sql.ResultSet r = s.executeQuery("SELECT COALESCE(MAX(id), 0) FROM kine")) {
-            return r.next() ? r.getLong(1) : 0;
-        }
+        return KineOutput.maxId(c);
     }
 
-    /** The first id no row holds (1 unless a key's row is there). */
-    private static long freeId(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); java.sql.ResultSet r = s.executeQuery(
-                "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM kine WHERE id = 1) THEN 1"
-                        + " ELSE (SELECT MIN(a.id) + 1 FROM kine a WHERE NOT EXISTS (SELECT 1 FROM kine b WHERE b.id = a.id + 1)) END")) {
-            return r.next() ? r.getLong(1) : 1;
-        }
-    }
 }

@@ -91,7 +91,8 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
     @Option(names = "--out-format", paramLabel = "wal|kine|etcd-db", completionCandidates = OutFormats.class,
             description = {"The output's store (default: the input's own): wal (DIR/wal and DIR/leases.json), etcd-db (DIR/db: etcd's "
                     + "backend db, its revisions, compact revision and leases kept; etcdctl snapshot restore DIR/db --skip-hash-check "
-                    + "restores it), kine (DIR/state.db; not built yet). Any store is read as its history (the pass's WAL form)."})
+                    + "restores it), kine (DIR/state.db, which kine serves: the live keys at their revisions, leases as TTLs). Any store is read as its "
+                    + "history (the pass's WAL form)."})
     String outFormat;
 
     static final class OutFormats extends dev.walkit.cli.Candidates {
@@ -169,10 +170,6 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
         }
         dev.walkit.format.pass.Pass.Input in = storeOf(path);
         RecoveryOptions.OutStore store = RecoveryOptions.OutStore.fromLabel(outFormat != null ? outFormat : in == null || in.isWal() ? "wal" : in.kind().label());
-        if (store == RecoveryOptions.OutStore.KINE && !dryRun) {
-            err.println("walrecover: --out-format kine: writing kine's state.db is not built yet; --out-format wal or etcd-db write the recovered state");
-            return ExitCode.USAGE.code();
-        }
         RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision,
                 compact ? RecoveryOptions.Form.SNAPSHOT : form, acceptCrc, leaseTtl, dryRun, force, allowEmpty, checksum, store);
         if (writeOut.check("walrecover", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();

@@ -108,15 +108,29 @@ class EtcdDbVerifyTest {
     }
 
     @Test
-    void noValidMetaIsNotADatabase() throws Exception {
+    void noValidMetaTheTreeIsReadFromTheRootPageAMetaWouldName() throws Exception {
         byte[] b = Files.readAllBytes(DB);
         b[64] ^= 1;
         b[4096 + 64] ^= 1;
         Path p = dir.resolve("db");
         Files.write(p, b);
         WalVerifyTest.Run r = WalVerifyTest.run(p.toString());
+        assertEquals(3, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("no valid meta page: the tree is read from page 3"), r.out());
+        assertTrue(!r.err().contains("Exception"), r.err());
+    }
+
+    @Test
+    void noValidMetaAndNoPageOfTheTreeIsNotADatabase() throws Exception {
+        byte[] b = Files.readAllBytes(DB);
+        b[64] ^= 1;
+        b[4096 + 64] ^= 1;
+        java.util.Arrays.fill(b, 2 * 4096, 4 * 4096, (byte) 0); // both root bucket pages
+        Path p = dir.resolve("db");
+        Files.write(p, b);
+        WalVerifyTest.Run r = WalVerifyTest.run(p.toString());
         assertEquals(4, r.exit(), r.out() + r.err());
-        assertTrue(r.err().contains(p + ": a bbolt file with no valid meta page (meta page 0: checksum "), r.err());
+        assertTrue(r.err().contains(p + ": a bbolt file with no valid meta page and no page of etcd's revisions (meta page 0: checksum "), r.err());
         assertTrue(!r.err().contains("Exception"), r.err());
     }
 }

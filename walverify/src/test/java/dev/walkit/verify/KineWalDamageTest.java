@@ -75,7 +75,7 @@ class KineWalDamageTest {
 
     Account account() throws Exception {
         try (KineDb k = KineDb.open(db, "test")) {
-            return KineCheck.account(k, db, new AccountListener());
+            return KineCheck.account(k, db, AccountListener::new);
         }
     }
 

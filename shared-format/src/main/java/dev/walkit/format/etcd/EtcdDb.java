@@ -201,7 +201,7 @@ public final class EtcdDb implements Closeable {
      */
     public static EtcdDb openDatabase(Path path) throws IOException {
         EtcdDb db = open(path);
-        if (db.bolt.meta() == null && !db.hasRevisionPages()) {
+        if (db.bolt.rootPage() < 0 && !db.hasRevisionPages()) {
             String why = db.bolt.damage().isEmpty() ? "" : " (" + db.bolt.damage().get(0).detail() + ")";
             db.close();
             throw new NotAWalException(path + ": a bbolt file with no valid meta page and no page of etcd's revisions" + why);

@@ -26,16 +26,25 @@ public final class KineCheck {
     private KineCheck() {
     }
 
-    /** Checks {@code db} (the private copy of {@code stateDb}; read on two connections), the replay told to {@code listener}. */
-    public static Account account(KineDb db, Path stateDb, AccountListener listener) throws IOException {
+    /**
+     * Checks {@code db} (the private copy of {@code stateDb}; read on two connections), the replay told to a listener
+     * from {@code listeners}; when SQLite could not read every row and the pages hold more ({@link KineDb#salvageInstead}),
+     * the rows are read again from them, told to a fresh listener.
+     */
+    public static Account account(KineDb db, Path stateDb, java.util.function.Supplier<AccountListener> listeners) throws IOException {
         CompletableFuture<List<String>> check = quickCheckAsync(db);
         KineHistoryWal.Summary[] sum = {null};
         FormReplay.Result r;
         List<String> quick;
+        AccountListener listener = listeners.get();
         try {
             r = FormReplay.run(sink -> sum[0] = KineHistoryWal.emit(db, sink), listener);
         } finally {
             quick = check.join(); // before the copy is deleted, whatever the replay met
+        }
+        if (db.salvageInstead(sum[0].unreadable(), sum[0].rows())) {
+            listener = listeners.get();
+            r = FormReplay.run(sink -> sum[0] = KineHistoryWal.emit(db, sink), listener);
         }
         return Account.ofForm(sum[0].store(stateDb, Files.size(stateDb), damage(db, quick, sum[0]), db.wal().facts()), r, listener);
     }

@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
@@ -27,9 +28,9 @@ public final class KineDb implements AutoCloseable {
 
     private final Path source;
     private final Path copyDir;
-    private final Connection connection;
+    private Connection connection;
     private final dev.walkit.format.sqlite.SqliteWalCheck.State wal;
-    private final KineSalvage.Result salvage;
+    private KineSalvage.Result salvage;
 
     private KineDb(Path source, Path copyDir, Connection connection, dev.walkit.format.sqlite.SqliteWalCheck.State wal, KineSalvage.Result salvage) {
         this.wal = wal;
@@ -146,6 +147,53 @@ public final class KineDb implements AutoCloseable {
             return true;
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /**
+     * SQLite read the table but not all of it ({@code unreadable}: the rows a damaged page held, as the read named them,
+     * {@code rowsRead} read): its rows are read from the pages instead, as sqlite3's .recover reads them (every table
+     * leaf page, the -wal's frames over them), and when that read has more rows it is what this db is from now on (the
+     * caller reads it again; true). Call it when no other connection reads the copy (quick_check joined).
+     */
+    public boolean salvageInstead(List<String> unreadable, long rowsRead) throws IOException {
+        if (salvage != null || unreadable.isEmpty()) return false;
+        Path damaged = copyDir.resolve("read-around.db");
+        Path rebuilt = copyDir.resolve("salvaged.db");
+        for (String suffix : new String[] {"", "-wal", "-shm"}) {
+            Path f = copyDir.resolve("state.db" + suffix);
+            if (Files.exists(f)) Files.copy(f, copyDir.resolve("read-around.db" + suffix));
+        }
+        String why = "SQLite could not read every row of kine's table: " + unreadable.get(0) + (unreadable.size() > 1 ? "; and " + (unreadable.size() - 1) + " more" : "");
+        KineSalvage.Result r = KineSalvage.salvage(damaged, why, rebuilt);
+        if (keyRows(rebuilt) <= rowsRead) {
+            Files.deleteIfExists(rebuilt);
+            return false;
+        }
+        try {
+            connection.close();
+            for (String suffix : new String[] {"", "-wal", "-shm"}) Files.deleteIfExists(copyDir.resolve("state.db" + suffix));
+            Files.move(rebuilt, copyDir.resolve("state.db"));
+            connection = mapped(connect(copyDir.resolve("state.db")));
+        } catch (SQLException e) {
+            throw new IOException(source + ": the rows read from its pages could not be opened: " + e.getMessage(), e);
+        }
+        salvage = r;
+        return true;
+    }
+
+    /** The rows of {@code db} that are keys' (kine's own rows left out), as a read of the table counts them. */
+    private static long keyRows(Path db) throws IOException {
+        try (Connection c = connect(db); Statement s = c.createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT CAST(name AS BLOB) FROM kine")) {
+            long n = 0;
+            while (r.next()) {
+                byte[] name = r.getBytes(1);
+                if (name != null && !internal(name)) n++;
+            }
+            return n;
+        } catch (SQLException e) {
+            throw new IOException(db + ": the rows read from its pages could not be counted: " + e.getMessage(), e);
         }
     }
 

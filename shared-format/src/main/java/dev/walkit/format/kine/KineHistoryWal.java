@@ -86,6 +86,16 @@ public final class KineHistoryWal {
     public static Summary write(KineDb db, Path out) throws IOException {
         // A private working copy, read at once and deleted: never fsynced.
         WalWriter w = WalWriter.create(out);
+        Summary s;
+        try {
+            s = emit(db, w::append);
+        } finally {
+            w.closeWithoutFsync();
+        }
+        if (!db.salvageInstead(s.unreadable(), s.rows())) return s;
+        // SQLite read around a damaged page of the table; its pages hold more rows: the form again, from them.
+        java.nio.file.Files.delete(out);
+        w = WalWriter.create(out);
         try {
             return emit(db, w::append);
         } finally {

@@ -86,8 +86,21 @@ public final class KineSalvage {
         }
     }
 
-    /** Whether {@code file} holds kine's rows in pages of some size (its header aside): the page size, or 0. */
+    /**
+     * Whether {@code file} holds kine's rows in pages of some size: the page size, or 0. The size the file's header
+     * declares (or, its header gone, its {@code -wal}'s) when rows are read at it: at another size a page read twice as
+     * large holds a whole page and the start of the next, and reads as rows too (a db of 4 KiB pages salvaged at 8 KiB
+     * lost half its rows); else the size at which the first pages hold the most rows.
+     */
     public static int pageSize(Path file) {
+        int declared = declaredPageSize(file);
+        if (declared > 0) {
+            try (SqlitePages pages = SqlitePages.openDamaged(file, declared)) {
+                if (scan(pages, Math.min(pages.pageCount(), SNIFF_PAGES), null, null)[1] > 0) return declared;
+            } catch (IOException | RuntimeException e) {
+                // not readable at that size: as if none were declared
+            }
+        }
         int best = 0;
         long bestRows = 0;
         for (int size : PAGE_SIZES) {
@@ -102,6 +115,43 @@ public final class KineSalvage {
             }
         }
         return best;
+    }
+
+    /**
+     * The page size {@code file}'s header declares (after SQLite's 16-byte magic, big-endian; 1 means 65536), or when the
+     * header is not SQLite's, its {@code -wal} header's (magic 0x377f0682 or 0x377f0683, the size at byte 8); 0 when
+     * neither says a size SQLite allows.
+     */
+    static int declaredPageSize(Path file) {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file)) {
+            java.nio.ByteBuffer h = java.nio.ByteBuffer.allocate(18);
+            while (h.hasRemaining() && ch.read(h, h.position()) > 0) {
+                // read on
+            }
+            if (!h.hasRemaining() && new String(h.array(), 0, 16, java.nio.charset.StandardCharsets.ISO_8859_1).equals("SQLite format 3\0")) {
+                int raw = h.getShort(16) & 0xffff;
+                int size = raw == 1 ? 65536 : raw;
+                if (allowed(size)) return size;
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        Path wal = file.resolveSibling(file.getFileName() + "-wal");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(wal)) {
+            java.nio.ByteBuffer h = java.nio.ByteBuffer.allocate(12);
+            while (h.hasRemaining() && ch.read(h, h.position()) > 0) {
+                // read on
+            }
+            int magic = h.getInt(0);
+            if (!h.hasRemaining() && (magic == 0x377f0682 || magic == 0x377f0683) && allowed(h.getInt(8))) return h.getInt(8);
+        } catch (IOException e) {
+            // no -wal
+        }
+        return 0;
+    }
+
+    private static boolean allowed(int size) {
+        return size >= 512 && size <= 65536 && Integer.bitCount(size) == 1;
     }
 
     /** Reads kine's rows out of {@code damaged}'s pages into a new database at {@code rebuilt}. */
@@ -139,7 +189,9 @@ public final class KineSalvage {
         long leaves = 0;
         long rows = 0;
         long copies = 0;
+        java.util.BitSet free = freePages(pages);
         for (long n = 2; n <= last; n++) {
+            if (n < Integer.MAX_VALUE && free.get((int) n)) continue;
             if (!pages.read(n, page) || (page[0] & 0xff) != LEAF) continue;
             TableCursor cur = TableCursor.open(pages, n, COLUMNS);
             boolean any = false;
@@ -176,6 +228,38 @@ public final class KineSalvage {
             if (any) leaves++;
         }
         return new long[] {leaves, rows, copies};
+    }
+
+    /**
+     * The pages on the database's freelist, when its header (page 1, from the -wal when it holds a newer one) is SQLite's:
+     * the trunk pages (4 bytes: the next trunk; 4 bytes: the count; then the leaf page numbers) and the pages they list.
+     * What they hold is deleted rows (kine's compaction deletes rows): not read, as .recover trusts the freelist too.
+     * Empty when the header is not SQLite's or the list runs out of the file or loops: every page is read then.
+     */
+    static java.util.BitSet freePages(SqlitePages pages) {
+        java.util.BitSet free = new java.util.BitSet();
+        byte[] p = new byte[pages.pageSize()];
+        if (!pages.read(1, p) || !new String(p, 0, 16, java.nio.charset.StandardCharsets.ISO_8859_1).equals("SQLite format 3\0")) return free;
+        java.nio.ByteBuffer h = java.nio.ByteBuffer.wrap(p);
+        long trunk = h.getInt(32) & 0xffffffffL;
+        long total = h.getInt(36) & 0xffffffffL;
+        long count = pages.pageCount();
+        java.util.BitSet found = new java.util.BitSet();
+        while (trunk != 0) {
+            if (trunk < 2 || trunk > count || found.get((int) trunk) || !pages.read(trunk, p)) return new java.util.BitSet();
+            found.set((int) trunk);
+            long leaves = h.getInt(4) & 0xffffffffL;
+            if (8 + 4 * leaves > pages.usableSize()) return new java.util.BitSet();
+            for (int i = 0; i < leaves; i++) {
+                long leaf = h.getInt(8 + 4 * i) & 0xffffffffL;
+                if (leaf < 2 || leaf > count) return new java.util.BitSet();
+                found.set((int) leaf);
+            }
+            trunk = h.getInt(0) & 0xffffffffL;
+        }
+        if (found.cardinality() != total) return new java.util.BitSet(); // the header's count disagrees: trust no part of it
+        free.or(found);
+        return free;
     }
 
     /** A record of kine's table: id stored as NULL (the rowid), a name's bytes, five integers (or NULL), a value's bytes (or NULL). */

@@ -42,7 +42,7 @@ final class KinePass {
 
     static PassReport verify(Path stateDb, Level level, Pass.Listener l) throws IOException {
         try (KineDb db = KineDb.open(stateDb, "walverify")) {
-            Account a = KineCheck.account(db, stateDb, new AccountListener(l::damage));
+            Account a = KineCheck.account(db, stateDb, () -> new AccountListener(l::damage));
             if (level == Level.VALUES) a = values(db, a, java.nio.file.Files.size(stateDb));
             if (level.replays()) a.findings().forEach(l::finding);
             for (String d : a.store().damage()) l.storeDamage("kine", d);
