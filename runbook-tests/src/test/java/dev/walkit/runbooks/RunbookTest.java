@@ -41,7 +41,7 @@ class RunbookTest {
     @CsvSource({"power-loss.md, small-torn-tail", "crc-after-upgrade.md, small-crc-range-bug",
             "keys-vanished-after-compaction.md, small", "leases-missing.md, small", "kine-to-etcd.md, kine",
             "etcd-to-store.md, etcd-live", "inspect-kine.md, kine-only", "rollback-to-kine.md, small", "serve.md, sample",
-            "watch-live-log.md, small"})
+            "watch-live-log.md, small", "etcd-will-not-start.md, etcd-metas-damaged", "k3s-database-malformed.md, kine-root-zeroed"})
     void everyCommandRunsAsShown(String runbook, String fixture) throws Exception {
         Path store = dir.resolve("STORE");
         Path kine = dir.resolve("KINE");
@@ -53,6 +53,31 @@ class RunbookTest {
             dev.walkit.testdata.Etcdctl.run(etcd.endpoints(), "\nput /registry/configmaps/default/a v1\nput /registry/pods/default/p1 spec1\n\n\n", "txn");
         } else if (fixture.equals("etcd")) {
             Files.copy(Fixtures.path("etcd/snapshot.db"), snapshot);
+        } else if (fixture.equals("etcd-metas-damaged")) {
+            // A power loss that tore both meta pages: one bit of each checksummed meta changed.
+            byte[] b = Files.readAllBytes(Fixtures.path("etcd/snapshot.db"));
+            b[64] ^= 1;
+            b[4096 + 64] ^= 1;
+            Files.write(snapshot, b);
+        } else if (fixture.equals("kine-root-zeroed")) {
+            Files.createDirectories(kine);
+            Path db = kine.resolve("state.db");
+            new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(db);
+            long root;
+            int pageSize;
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db); java.sql.Statement s = c.createStatement()) {
+                try (java.sql.ResultSet r = s.executeQuery("SELECT rootpage FROM sqlite_master WHERE name = 'kine'")) {
+                    r.next();
+                    root = r.getLong(1);
+                }
+                try (java.sql.ResultSet r = s.executeQuery("PRAGMA page_size")) {
+                    r.next();
+                    pageSize = r.getInt(1);
+                }
+            }
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(db, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(java.nio.ByteBuffer.allocate(pageSize), (root - 1) * pageSize);
+            }
         } else if (fixture.equals("kine-only")) {
             Files.createDirectories(kine);
             new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(kine.resolve("state.db"));

@@ -266,23 +266,45 @@ public final class WalDoctor implements Callable<Integer> {
             Path path = Path.of(words.remove(at));
             if (command.name().equals("records") && words.contains("--follow")) return followRecords(path, words, name, out, err);
             return withIndex(name, path, err, false, x -> {
-                ShellContext ctx = new ShellContext(x, showSecrets);
-                if (writeOut.format() != OutputFormat.SIMPLE) return StructuredOutput.run(command.name(), ctx, words, writeOut.format(), out, err);
-                List<String> line = new ArrayList<>();
-                line.add(command.name());
-                line.addAll(words);
-                // Answers on stdout, errors on stderr as "waldoctor get: …", in every format.
-                ShellOut answers = new ShellOut(out, err, name + ": ");
-                ShellCommand.Outcome o = Commands.execute(ctx, line, answers);
-                answers.flush();
-                out.flush();
-                return switch (o) {
-                    case ERROR -> ExitCode.NOT_FOUND.code();
-                    case USAGE -> ExitCode.USAGE.code();
-                    default -> ExitCode.OK.code();
-                };
+                int code = answer(x, words, name, out, err);
+                return STATE_READS.contains(command.name()) ? partial(name, path, x.account(), err, code) : code;
             });
         }
+
+        private int answer(LogIndex x, List<String> words, String name, PrintWriter out, PrintWriter err) {
+            ShellContext ctx = new ShellContext(x, showSecrets);
+            if (writeOut.format() != OutputFormat.SIMPLE) return StructuredOutput.run(command.name(), ctx, words, writeOut.format(), out, err);
+            List<String> line = new ArrayList<>();
+            line.add(command.name());
+            line.addAll(words);
+            // Answers on stdout, errors on stderr as "waldoctor get: …", in every format.
+            ShellOut answers = new ShellOut(out, err, name + ": ");
+            ShellCommand.Outcome o = Commands.execute(ctx, line, answers);
+            answers.flush();
+            out.flush();
+            return switch (o) {
+                case ERROR -> ExitCode.NOT_FOUND.code();
+                case USAGE -> ExitCode.USAGE.code();
+                default -> ExitCode.OK.code();
+            };
+        }
+    }
+
+    /** The commands whose answer is the store's state (what damage can take a part of); records, hexdump, damage show the damage itself. */
+    static final java.util.Set<String> STATE_READS = java.util.Set.of("get", "range", "history", "at", "diff", "leases", "lease");
+
+    /**
+     * A partial answer never looks whole: an answer read from a damaged store (what its damage held is not in it) is
+     * followed by one line on stderr saying so, and exits 3, the damage's code; a torn tail is what the store drops at
+     * its start (the answer is what it would serve), a usage error stays one.
+     */
+    static int partial(String name, Path path, dev.walkit.format.account.Account a, PrintWriter err, int code) {
+        if (code == ExitCode.USAGE.code() || a.verdict() == dev.walkit.format.assess.Assessment.Verdict.HEALTHY
+                || a.verdict() == dev.walkit.format.assess.Assessment.Verdict.TORN_TAIL) return code;
+        err.println(name + ": " + path + " is damaged (" + dev.walkit.cli.render.AccountText.damageSummary(a)
+                + "): this answer lacks what the damage held; `waldoctor diagnose " + path + "` for the report");
+        err.flush();
+        return ExitCode.DAMAGE.code();
     }
 
     /** This machine's name, for a page that names where its input was read ("node-3:/var/lib/…"). */

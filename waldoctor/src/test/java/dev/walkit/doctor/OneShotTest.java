@@ -14,6 +14,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OneShotTest {
     static final String S = "../testdata/fixtures/sample";
     static final String KEY = "/registry/configmaps/ns0/cm-0";
+    /** The sample is damaged: every answer of its state is followed by this line on stderr, and exits 3. */
+    static final String DAMAGED = "waldoctor get: ../testdata/fixtures/sample is damaged (2 damaged span(s), 0 finding(s), 0 transaction(s) dropped, "
+            + "up to 1 revision(s) in damaged bytes, 2 key(s) whose latest state is uncertain): this answer lacks what the damage held; "
+            + "`waldoctor diagnose ../testdata/fixtures/sample` for the report";
 
     @Test
     void errorsGoToStderrWithOnePrefixInEveryFormat() {
@@ -24,12 +28,13 @@ class OneShotTest {
             args[2] = "/nope";
             System.arraycopy(w, 0, args, 3, w.length);
             WalDoctorTest.Run r = WalDoctorTest.run(args);
-            assertEquals(1, r.exit());
+            assertEquals(3, r.exit(), "not found in a damaged store: the damage may have held it");
             boolean json = w.length > 0 && w[1].equals("json");
             // -w json: a document that holds no key, as etcdctl get -w json gives one; text and table: nothing.
             if (json) assertTrue(r.out().contains("\"kvs\":[],\"count\":0,\"more\":false"), r.out());
             else assertEquals("", r.out(), String.join(" ", w));
-            assertEquals("waldoctor get: key not found: /nope", r.err().strip(), String.join(" ", w));
+            assertEquals("waldoctor get: key not found: /nope", r.err().lines().findFirst().orElseThrow(), String.join(" ", w));
+            assertTrue(r.err().lines().skip(1).findFirst().orElseThrow().startsWith(DAMAGED), r.err());
         }
     }
 
@@ -46,19 +51,21 @@ class OneShotTest {
     void optionsGoAnywhere() {
         WalDoctorTest.Run before = WalDoctorTest.run("get", "--rev", "1000", S, KEY);
         WalDoctorTest.Run after = WalDoctorTest.run("get", S, KEY, "--rev", "1000");
-        assertEquals(0, before.exit(), before.err());
+        assertEquals(3, before.exit(), before.err());
+        assertEquals(DAMAGED, before.err().strip());
         assertEquals(after.out(), before.out());
         assertTrue(before.out().contains("mod_revision: 589"), before.out());
-        assertEquals(0, WalDoctorTest.run("get", "--rev=1000", S, KEY).exit());
+        assertEquals(3, WalDoctorTest.run("get", "--rev=1000", S, KEY).exit());
     }
 
     @Test
     void historyTakesLimitInEveryFormat() throws Exception {
         WalDoctorTest.Run text = WalDoctorTest.run("history", S, KEY, "--limit", "2");
-        assertEquals(0, text.exit(), text.err());
+        assertEquals(3, text.exit(), text.err());
+        assertEquals(DAMAGED.replace("waldoctor get:", "waldoctor history:"), text.err().strip());
         assertEquals(2, text.out().lines().filter(l -> l.startsWith("rev ")).count(), text.out());
         WalDoctorTest.Run json = WalDoctorTest.run("history", S, KEY, "--limit", "2", "-w", "json");
-        assertEquals(0, json.exit(), json.err());
+        assertEquals(3, json.exit(), json.err());
         JsonNode j = new ObjectMapper().readTree(json.out());
         assertEquals(2, j.get("kvs").size());
         assertEquals(2042, j.get("kvs").get(0).get("mod_revision").asLong(), "the latest two, as the text shows");

@@ -101,6 +101,6 @@ class EtcdDbMigrateTest {
         Files.write(noMeta, java.util.Arrays.copyOf(Files.readAllBytes(Fixtures.path("etcd/snapshot.db")), 30));
         WalMigrateTest.Run m = WalMigrateTest.run("etcd-db", "--db", noMeta.toString(), "--out-wal", dir.resolve("out3").toString());
         assertEquals(4, m.exit(), m.out() + m.err());
-        assertEquals("walmigrate: " + noMeta + ": a bbolt file with no valid meta page (meta page 0: the file ends at 30, before this meta page)", m.err().strip());
+        assertEquals("walmigrate: " + noMeta + ": a bbolt file with no valid meta page and no page of etcd's revisions (meta page 0: the file ends at 30, before this meta page)", m.err().strip());
     }
 }

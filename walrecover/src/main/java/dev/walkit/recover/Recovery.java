@@ -219,7 +219,7 @@ public final class Recovery {
                     dir.discard(temp);
                     // kine keeps the live set (no version; a key that shared a revision moved): it is compared on that.
                     String plannedAs = o.store() == RecoveryOptions.OutStore.KINE ? dev.walkit.format.output.KineOutput.liveDigest(s.keys(), in::readFully)
-                            : r.stateDigest;
+                            : o.bumpRevision() > 0 ? StateDigest.of(s.keys(), s.revision() + o.bumpRevision(), in::readFully) : r.stateDigest;
                     if (!sw.stateDigest().equals(plannedAs)) {
                         throw new IOException("the recovered " + o.store().label() + " did not verify (nothing was published): state digest "
                                 + sw.stateDigest() + " differs from the planned " + plannedAs);
@@ -277,10 +277,11 @@ public final class Recovery {
             Map<Long, Long> ttls = new java.util.TreeMap<>();
             for (Long id : leases.keysByLease().keySet()) ttls.put(id, leases.ttlSeconds());
             if (form != null) ttls.putAll(form.leaseTtls());
-            dev.walkit.format.output.EtcdDbOutput.Written w = dev.walkit.format.output.EtcdDbOutput.write(wal, temp, ttls);
-            return new StoreWritten(w.stateDigest(), String.format("an etcd db of %,d revision(s), compact revision %d, %d lease(s); "
+            dev.walkit.format.output.EtcdDbOutput.Written w = dev.walkit.format.output.EtcdDbOutput.write(wal, temp, ttls, o.bumpRevision());
+            return new StoreWritten(w.stateDigest(), String.format("an etcd db of %,d revision(s), compact revision %d%s, %d lease(s); "
                     + "restore it with: etcdctl snapshot restore %s --skip-hash-check (a member's db carries no snapshot hash)",
-                    w.revisions(), w.compactRevision(), ttls.size(), o.out().resolve(o.store().file())));
+                    w.revisions(), w.compactRevision(), o.bumpRevision() > 0 ? " (its revision, " + o.bumpRevision() + " past the recovered "
+                    + s.revision() + ")" : "", ttls.size(), o.out().resolve(o.store().file())));
         }
         // kine's state.db: one row a live key, its lease a TTL (a kine db's lease is one; a lease ID, its TTL as granted or --lease-ttl).
         boolean kineIn = form != null && form.input().kind() == dev.walkit.format.account.Store.Kind.KINE;

@@ -22,9 +22,11 @@ import java.nio.file.Path;
  * @param checksum   the output's checksum in the report: crc32c (the default) or sha256
  * @param store      the output's store: a WAL ({@code out/wal}, {@code out/leases.json}), an etcd db ({@code out/db}) or kine's
  *                   database ({@code out/state.db})
+ * @param bumpRevision an etcd db output's revision this far past the recovered one, compacted there ({@code --bump-revision N --mark-compacted}); 0: none
  */
 public record RecoveryOptions(Path input, Path out, RecoveryPolicy policy, long toRevision, Form form, CrcRange acceptCrc,
-                              long leaseTtl, boolean dryRun, boolean force, boolean allowEmpty, OutputChecksum checksum, OutStore store) {
+                              long leaseTtl, boolean dryRun, boolean force, boolean allowEmpty, OutputChecksum checksum, OutStore store,
+                              long bumpRevision) {
 
     /** The store the output is written as, and the file it is in its directory. */
     public enum OutStore {
@@ -87,6 +89,8 @@ public record RecoveryOptions(Path input, Path out, RecoveryPolicy policy, long 
         if (leaseTtl <= 0) return "--lease-ttl must be positive";
         if (toRevision <= 0) return "--to-revision must be positive";
         if (out == null && !dryRun) return "--out DIR is required (or --dry-run)";
+        if (bumpRevision < 0) return "--bump-revision must be 0 or more";
+        if (bumpRevision > 0 && store != OutStore.ETCD_DB) return "--bump-revision is for an etcd db output (--out-format etcd-db)";
         return null;
     }
 }

@@ -95,6 +95,14 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
                     + "history (the pass's WAL form)."})
     String outFormat;
 
+    @Option(names = "--bump-revision", paramLabel = "N", description = {"An etcd db output's revision N past the recovered one (with --mark-compacted, "
+            + "as etcdutl 3.5's snapshot restore): clients that saw revisions the damage lost never see the store go back; a watch from "
+            + "before it is told the history is compacted and lists again."})
+    long bumpRevision;
+
+    @Option(names = "--mark-compacted", description = "With --bump-revision: the bumped revision is the compaction (required with it, as etcdutl).")
+    boolean markCompacted;
+
     static final class OutFormats extends dev.walkit.cli.Candidates {
         OutFormats() {
             super(java.util.List.of("wal", "kine", "etcd-db"));
@@ -171,7 +179,11 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
         dev.walkit.format.pass.Pass.Input in = storeOf(path);
         RecoveryOptions.OutStore store = RecoveryOptions.OutStore.fromLabel(outFormat != null ? outFormat : in == null || in.isWal() ? "wal" : in.kind().label());
         RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision,
-                compact ? RecoveryOptions.Form.SNAPSHOT : form, acceptCrc, leaseTtl, dryRun, force, allowEmpty, checksum, store);
+                compact ? RecoveryOptions.Form.SNAPSHOT : form, acceptCrc, leaseTtl, dryRun, force, allowEmpty, checksum, store, bumpRevision);
+        if (bumpRevision > 0 && !markCompacted) {
+            err.println("walrecover: --bump-revision needs --mark-compacted (as etcdutl's snapshot restore): the revisions skipped are compacted");
+            return ExitCode.USAGE.code();
+        }
         if (writeOut.check("walrecover", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
         String invalid = o.validate();
         if (invalid == null && report != null) invalid = reportPathProblem(report);

@@ -154,6 +154,30 @@ class EtcdDbRecoverTest {
         recoversExactly(db, "invalid freelist page");
     }
 
+    /** etcdutl 3.5's --bump-revision N --mark-compacted: the store's revision N past the recovered one, compacted there. */
+    @Test
+    void aBumpedRevisionIsTheStoresRevisionAndTheHistoryBeforeItIsCompacted() throws Exception {
+        Path out = dir.resolve("out-bumped");
+        WalRecoverTest.Run usage = WalRecoverTest.run(snapshot.toString(), "--bump-revision", "1000", "--out", out.toString());
+        assertEquals(2, usage.exit(), usage.out() + usage.err());
+        assertTrue(usage.err().contains("--bump-revision needs --mark-compacted"), usage.err());
+        WalRecoverTest.Run wal = WalRecoverTest.run(snapshot.toString(), "--bump-revision", "1000", "--mark-compacted", "--out-format", "wal", "--out", out.toString());
+        assertEquals(2, wal.exit(), wal.out() + wal.err());
+        WalRecoverTest.Run r = WalRecoverTest.run(snapshot.toString(), "--bump-revision", "1000", "--mark-compacted", "--out", out.toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("compact revision " + (last + 1000) + " (its revision, 1000 past the recovered " + last + ")"), r.out());
+        try (EtcdCluster etcd = EtcdCluster.restored(out.resolve("db"), dir.resolve("restored-bumped"))) {
+            String ep = etcd.endpoints();
+            assertEquals(last + 1000, Etcdctl.revision(ep));
+            assertEquals(served.get(last), lines(ep, 0), "the keys as they were, at their own revisions");
+            Exception before = assertThrows(IllegalStateException.class, () -> Etcdctl.get(ep, "", last));
+            assertTrue(before.getMessage().contains("compacted"), before.getMessage());
+            // The next write follows the bumped revision.
+            Etcdctl.run(ep, null, "put", "/registry/configmaps/default/after", "x");
+            assertEquals(last + 1001, Etcdctl.revision(ep));
+        }
+    }
+
     @Test
     void aRecoveredEtcdDbIsRestoredAndServedAtEveryRevisionAsTheSource() throws Exception {
         Path out = dir.resolve("out");

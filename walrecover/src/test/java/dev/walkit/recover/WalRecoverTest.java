@@ -511,11 +511,14 @@ class WalRecoverTest {
         com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dry.out());
         assertEquals("etcd-db", j.get("input").get("store").asText(), dry.out());
         assertEquals(db.toString(), j.get("input").get("path").asText(), "the account speaks of the db, not of its form");
-        // Its own format as output is not built yet: said in one line, before anything is written.
+        // By default, its own store: DIR/db, and no WAL beside it (EtcdDbRecoverTest has a real etcd serve it).
         Run own = run("--out", dir.resolve("own").toString(), db.toString());
-        assertEquals(2, own.exit(), own.err());
-        assertTrue(own.err().startsWith("walrecover: --out-format etcd-db: writing an etcd db is not built yet; --out-format wal"), own.err());
-        assertTrue(Files.notExists(dir.resolve("own/wal")));
+        assertEquals(0, own.exit(), own.err());
+        assertTrue(Files.isRegularFile(dir.resolve("own/db")) && Files.notExists(dir.resolve("own/wal")), own.out());
+        // An existing DIR/db is never written over (without --force), as DIR/wal.
+        Run again = run("--out", dir.resolve("own").toString(), db.toString());
+        assertEquals(2, again.exit(), again.err());
+        assertTrue(again.err().contains(dir.resolve("own/db") + " exists: choose an empty --out directory (or --force, which keeps it as db.broken.<timestamp>)"), again.err());
         // As the store's WAL: the db's live state at its revisions, verified and published.
         Path out = dir.resolve("as-wal");
         Run w = run("--out-format", "wal", "--out", out.toString(), db.toString());

@@ -105,6 +105,18 @@ class KineSalvageTest {
         assumeTrue(rec >= 0, "no sqlite3 3.44 shell (WALKIT_SQLITE3_RECOVER): scripts/test builds one; walkit read " + walkit + " rows");
         assertEquals(recoverReads, rec > 0, db + ": .recover read " + rec + " rows");
         assertTrue(walkit >= rec, db + ": walkit read " + walkit + " rows, .recover " + rec);
+        // And at least its live keys: a key's latest row not a delete (kine's own rows aside), against walverify's count.
+        if (rec == 0) return;
+        String shell = System.getenv("WALKIT_SQLITE3_RECOVER");
+        Process q = new ProcessBuilder(shell, db.resolveSibling("recovered.db").toString(), "SELECT count(*) FROM (SELECT name, deleted, max(id) FROM kine "
+                + "GROUP BY name) WHERE deleted = 0 AND name NOT LIKE 'gap-%' AND name NOT IN ('compact_rev_key', 'compact_rev_key_apiserver')")
+                .redirectErrorStream(true).start();
+        String text = new String(q.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        q.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        long recLive = text.matches("\\d+") ? Long.parseLong(text) : 0;
+        WalVerifyTest.Run v = WalVerifyTest.run("--level", "semantic", "-w", "json", db.toString());
+        long live = v.json().get("live_keys").asLong();
+        assertTrue(live >= recLive, db + ": walkit's live keys " + live + ", .recover's " + recLive);
     }
 
     @Test

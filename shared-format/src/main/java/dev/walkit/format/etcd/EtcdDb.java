@@ -136,8 +136,8 @@ public final class EtcdDb implements Closeable {
         }
         if (best < 0) return; // nothing but a salvage of every page
         bolt.readFrom(best);
-        damage.add(new BoltDamage(best, best * bolt.pageSize(), String.format("no valid meta page: the tree is read from page %d, of %d page(s) "
-                + "that may be the root bucket's the one whose key bucket reads whole to the newest revision, %d", best, candidates.size(), bestLast)));
+        damage.add(new BoltDamage(best, best * bolt.pageSize(), String.format("no valid meta page: the tree is read from page %d, of the %d page(s) "
+                + "that may be the root bucket's the one whose key bucket reads whole to the newest revision (%d)", best, candidates.size(), bestLast)));
     }
 
     private static Trailer trailer(BoltFile bolt) throws IOException {
@@ -625,8 +625,8 @@ public final class EtcdDb implements Closeable {
     public dev.walkit.format.account.Store store(Path path, long revisionsHeld) throws IOException {
         List<String> damage = new java.util.ArrayList<>();
         for (BoltDamage d : damage()) damage.add(d.toString());
-        String detail = String.format("bbolt page size %d, txid %d, consistent index %d, %d lease(s) in its lease bucket%s%s", bolt.pageSize(),
-                bolt.meta() == null ? -1 : bolt.meta().txid(), consistentIndex(), leases.size(), trailer() == Trailer.SHA256_MATCHES ? ", etcdctl snapshot's SHA-256 matches" : "",
+        String detail = String.format("bbolt page size %d, %s, %s, %d lease(s) in its lease bucket%s%s", bolt.pageSize(),
+                bolt.meta() == null ? "no valid meta page" : "txid " + bolt.meta().txid(), consistentIndex() < 0 ? "no consistent index" : "consistent index " + consistentIndex(), leases.size(), trailer() == Trailer.SHA256_MATCHES ? ", etcdctl snapshot's SHA-256 matches" : "",
                 walFacts());
         return new dev.walkit.format.account.Store(dev.walkit.format.account.Store.Kind.ETCD_DB, path, bolt.size(), "etcd-db", revisionsHeld,
                 leases.size(), detail, damage);

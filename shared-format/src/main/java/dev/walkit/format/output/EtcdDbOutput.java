@@ -48,6 +48,17 @@ public final class EtcdDbOutput {
      * (ID → TTL seconds) and returns what was written, read back.
      */
     public static Written write(Path wal, Path db, Map<Long, Long> leases) throws IOException {
+        return write(wal, db, leases, 0);
+    }
+
+    /**
+     * As above, the db's revision {@code bump} past the WAL's last and compacted there, as etcdutl 3.5's
+     * {@code snapshot restore --bump-revision N --mark-compacted} leaves it: a client that saw revisions the lost part
+     * held never sees the store go back, and a watch from before it is told the history is compacted (it lists again).
+     * etcd takes a compaction above its last revision as its revision (its store's restore).
+     */
+    public static Written write(Path wal, Path db, Map<Long, Long> leases, long bump) throws IOException {
+        if (bump < 0) throw new IllegalArgumentException("a revision bump of " + bump);
         ReaderOptions ro = ReaderOptions.defaults();
         long compact = 0;
         long bytes;
@@ -81,7 +92,8 @@ public final class EtcdDbOutput {
                 }
                 write(w, in, e, main, sub);
             }
-            if (inPrefix) writePrefix(w, in, prefix);
+            if (inPrefix) main = writePrefix(w, in, prefix);
+            if (bump > 0) compact = Math.max(main, compact) + bump;
             bytes = w.finish(leases, compact, -1);
         }
         return new Written(revisionsOf(db), bytes, compact, readBack(db));

@@ -118,8 +118,8 @@ class EtcdDbTest {
             assertEquals(3, db.bolt().rootPage());
             assertEquals(12, revisions(db).size(), "the whole history, from the tree under page 3");
             assertEquals(false, db.readAgain());
-            assertEquals(new BoltDamage(3, 3 * PAGE, "no valid meta page: the tree is read from page 3, of 2 page(s) that may be the root bucket's "
-                    + "the one whose key bucket reads whole to the newest revision, 14"), db.damage().get(2));
+            assertEquals(new BoltDamage(3, 3 * PAGE, "no valid meta page: the tree is read from page 3, of the 2 page(s) that may be the root bucket's "
+                    + "the one whose key bucket reads whole to the newest revision (14)"), db.damage().get(2));
             assertEquals(8, db.compactRevision(), "the meta bucket, under the same root");
         }
     }
