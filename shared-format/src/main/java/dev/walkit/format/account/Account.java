@@ -18,7 +18,10 @@ import java.util.Set;
  *
  * @param store          what was read: for an etcd db or a kine db the store's own facts, not its private WAL form's
  * @param records        the records read (an etcd db: the revisions it holds; kine: its rows)
- * @param transactions   transactions applied, each snapshot-prefix record one (a read without replay: grouped)
+ * @param transactions   transactions read whole, each snapshot-prefix record one: at every level the same count (a read
+ *                       without replay counts each closing record; a replay, the applied and those a rule or the policy
+ *                       dropped; an incomplete transaction, whose close was never read, is in neither); the applied
+ *                       are {@code revisions.applied}
  * @param firstRevision  the first revision read (with a snapshot prefix: its marker's, the compact revision), -1: none
  * @param lastRevision   the highest revision read, -1: none
  * @param compactRevision the snapshot prefix's revision, -1: none

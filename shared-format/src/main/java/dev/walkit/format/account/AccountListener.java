@@ -135,7 +135,9 @@ public class AccountListener implements Replayer.Listener {
             }
         }
         long leases = store.leases() >= 0 ? store.leases() : s.leases().keysByLease().size();
-        return new Account(store, store.records() >= 0 ? store.records() : locator.records(), s.transactions(), locator.firstRevision(),
+        // Transactions read whole, as every level counts them (a read without replay counts each closing record): the
+        // applied and those a rule or the policy dropped; an incomplete one's close was never read.
+        return new Account(store, store.records() >= 0 ? store.records() : locator.records(), s.transactions() + drops.size(), locator.firstRevision(),
                 locator.lastRevision(), s.compactRevision() > 0 ? s.compactRevision() : -1, s.keys().liveCount(), s.keys().tombstoneCount(),
                 leases, RevisionAccount.of(s, damage), damage, s.findings(), s.findingTotal(), all, Account.affected(uncertain),
                 Account.verdict(store, damage, s.findings(), logBytes));

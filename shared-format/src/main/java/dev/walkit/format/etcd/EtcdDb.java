@@ -340,8 +340,8 @@ public final class EtcdDb implements Closeable {
         return n[0];
     }
 
-    /** A revision found by the salvage: its KeyValue's bytes, and whether the tree reached it. */
-    private record Found(byte[] kv, boolean tree) {
+    /** A revision found by the salvage: its revision, its KeyValue's bytes, and whether the tree reached it. */
+    private record Found(long main, long sub, boolean tombstone, byte[] kv, boolean tree) {
     }
 
     /**
@@ -353,7 +353,9 @@ public final class EtcdDb implements Closeable {
      * rewritten since, and is left out. Given in revision order; what was found, lost and uncertain is damage.
      */
     private void salvaged(RevisionVisitor visitor) throws IOException {
-        java.util.TreeMap<byte[], Found> found = new java.util.TreeMap<>(java.util.Arrays::compareUnsigned);
+        // Entries in a list, put in revision order at the end (a timsort: the pages mostly come in that order already);
+        // the tree's first, so that of two copies of a revision the tree's is kept.
+        List<Found> found = new ArrayList<>();
         KvDecoder dec = new KvDecoder();
         KvFields kv = new KvFields();
         long[] treeLast = {-1};
@@ -365,39 +367,54 @@ public final class EtcdDb implements Closeable {
                 long main = bigEndian(p, k);
                 if (kl == REV_BYTES && kv.modRevision() != main) return;
                 treeLast[0] = Math.max(treeLast[0], main);
-                found.put(copy(p, k, kl), new Found(copy(p, v, vl), true));
+                found.add(new Found(main, bigEndian(p, k + 9), kl == REV_BYTES + 1, copy(p, v, vl), true));
             });
         }
         List<BoltFile.KeyRange> lost = key == null ? List.of(new BoltFile.KeyRange(null, null))
                 : List.copyOf(bolt.lostRanges().subList(lostBefore, bolt.lostRanges().size()));
-        long[] past = {0, Long.MAX_VALUE, -1, 0}; // revisions found past the tree, newer than its last: count, first, last; from lost ranges
+        boolean everything = lost.size() == 1 && lost.get(0).from() == null && lost.get(0).to() == null;
+        long[] past = {0, Long.MAX_VALUE, -1, 0}; // main revisions found past the tree, newer than its last: count, first, last; entries from lost ranges
+        java.util.Set<Long> newerMains = new java.util.HashSet<>();
         int pages = bolt.scanPastTree(EtcdDb::revisionPage, (p, k, kl, v, vl, bucket) -> {
-            byte[] rk = copy(p, k, kl);
             long main = bigEndian(p, k);
             boolean newer = treeLast[0] >= 0 && main > treeLast[0];
-            boolean inLost = false;
-            for (BoltFile.KeyRange r : lost) inLost |= r.contains(rk);
-            if ((!newer && !inLost) || found.containsKey(rk) || !dec.decode(p, v, vl, kv) || !kv.hasKey()) return;
+            boolean inLost = everything;
+            if (!inLost && !lost.isEmpty()) {
+                byte[] rk = copy(p, k, kl);
+                for (BoltFile.KeyRange r : lost) inLost |= r.contains(rk);
+            }
+            if ((!newer && !inLost) || !dec.decode(p, v, vl, kv) || !kv.hasKey()) return;
             if (kl == REV_BYTES && kv.modRevision() != main) return;
-            found.put(rk, new Found(copy(p, v, vl), false));
-            if (newer) {
-                past[0]++;
-                past[1] = Math.min(past[1], main);
-                past[2] = Math.max(past[2], main);
+            found.add(new Found(main, bigEndian(p, k + 9), kl == REV_BYTES + 1, copy(p, v, vl), false));
+        });
+        found.sort(REVISION_ORDER);
+        // Each revision once: the first of equal ones (the tree's, else the first page's).
+        int n = 0;
+        for (int i = 0; i < found.size(); i++) {
+            Found f = found.get(i);
+            if (n > 0 && REVISION_ORDER.compare(found.get(n - 1), f) == 0) continue;
+            found.set(n++, f);
+            if (f.tree()) continue;
+            if (treeLast[0] >= 0 && f.main() > treeLast[0]) {
+                if (newerMains.add(f.main())) past[0]++;
+                past[1] = Math.min(past[1], f.main());
+                past[2] = Math.max(past[2], f.main());
             } else {
                 past[3]++;
             }
-        });
+        }
+        found.subList(n, found.size()).clear();
         if (key == null || bolt.bucket("meta") == null) scanSmallBuckets();
         salvageFacts(found, lost, pages, treeLast[0], past);
-        for (java.util.Map.Entry<byte[], Found> e : found.entrySet()) {
-            byte[] rk = e.getKey();
-            ByteBuffer b = ByteBuffer.wrap(e.getValue().kv()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (Found f : found) {
+            ByteBuffer b = ByteBuffer.wrap(f.kv()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             dec.decode(b, 0, b.limit(), kv);
-            ByteBuffer r = ByteBuffer.wrap(rk);
-            visitor.revision(r.getLong(0), r.getLong(9), rk.length == REV_BYTES + 1, b, kv);
+            visitor.revision(f.main(), f.sub(), f.tombstone(), b, kv);
         }
     }
+
+    /** Revision order: the bucket's key order (main, then sub; a revision is a put or a tombstone, not both). */
+    private static final java.util.Comparator<Found> REVISION_ORDER = java.util.Comparator.comparingLong(Found::main).thenComparingLong(Found::sub);
 
     /**
      * With the root bucket lost, the meta and lease buckets' entries from the pages that hold them: a leaf whose keys are
@@ -459,7 +476,7 @@ public final class EtcdDb implements Closeable {
      * back), the revisions lost (etcd's main revisions above the compaction are consecutive: each one missing was a
      * write), and the keys whose state is uncertain (a lost revision above their latest may have changed or deleted them).
      */
-    private void salvageFacts(java.util.TreeMap<byte[], Found> found, List<BoltFile.KeyRange> lost, int pages, long treeLast, long[] past) {
+    private void salvageFacts(List<Found> found, List<BoltFile.KeyRange> lost, int pages, long treeLast, long[] past) {
         if (past[0] > 0) {
             damage.add(new BoltDamage(-1, -1, String.format("%,d revision(s) %d..%d are newer than the tree's last, %d, in pages the tree does not reach: "
                     + "a commit whose meta is lost (the tree rolled back, as bbolt #1033); read past the tree", past[0], past[1], past[2], treeLast)));
@@ -478,8 +495,8 @@ public final class EtcdDb implements Closeable {
         long firstLost = -1;
         KvDecoder dec = new KvDecoder();
         KvFields kv = new KvFields();
-        for (java.util.Map.Entry<byte[], Found> e : found.entrySet()) {
-            long main = ByteBuffer.wrap(e.getKey()).getLong(0);
+        for (Found e : found) {
+            long main = e.main();
             if (prev >= 0 && main > prev + 1 && main > compact + 1) {
                 long from = Math.max(prev + 1, compact + 1);
                 lostCount += main - from;
@@ -487,7 +504,7 @@ public final class EtcdDb implements Closeable {
                 lastLost = main - 1;
             }
             prev = main;
-            ByteBuffer b = ByteBuffer.wrap(e.getValue().kv()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer b = ByteBuffer.wrap(e.kv()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             if (dec.decode(b, 0, b.limit(), kv)) latest.put(ByteBuffer.wrap(kv.key(b)), main);
         }
         if (lostCount > 0) {

@@ -27,6 +27,35 @@ public final class EtcdDbWriter implements Closeable {
     private long lastMain = -1;
     private long lastSub = -1;
     private long revisions;
+    /** The key bucket's entries as written: what {@link #fingerprint(EtcdDb)} reads back. */
+    private final Fingerprint.Builder written = new Fingerprint.Builder();
+
+    /**
+     * The key bucket's entries, each revision key and value in bucket order: their count, their bytes and a CRC-32C of
+     * them (each length, then the bytes). Two equal fingerprints: the db holds, byte for byte, the revisions written.
+     */
+    public record Fingerprint(long entries, long bytes, long crc) {
+        static final class Builder {
+            private final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+            private final ByteBuffer length = ByteBuffer.allocate(8);
+            private long entries;
+            private long bytes;
+
+            void add(ByteBuffer b, int at, int len) {
+                crc.update(length.clear().putInt(0, len).limit(4));
+                crc.update(b.slice(at, len));
+                bytes += len;
+            }
+
+            void add(byte[] b) {
+                add(ByteBuffer.wrap(b), 0, b.length);
+            }
+
+            Fingerprint done() {
+                return new Fingerprint(entries, bytes, crc.getValue());
+            }
+        }
+    }
 
     private EtcdDbWriter(BoltWriter bolt) throws IOException {
         this.bolt = bolt;
@@ -46,14 +75,41 @@ public final class EtcdDbWriter implements Closeable {
 
     /** A put at revision {@code main}.{@code sub}; revisions in ascending order, each once. */
     public void put(long main, long sub, byte[] key, long createRevision, long version, byte[] value, long lease) throws IOException {
-        keys.put(revisionKey(main, sub, false), keyValue(key, createRevision, main, version, value, lease));
-        revisions++;
+        entry(revisionKey(main, sub, false), keyValue(key, createRevision, main, version, value, lease));
     }
 
     /** A delete (etcd's tombstone) at revision {@code main}.{@code sub}. */
     public void tombstone(long main, long sub, byte[] key) throws IOException {
-        keys.put(revisionKey(main, sub, true), keyValue(key, 0, 0, 0, null, 0));
+        entry(revisionKey(main, sub, true), keyValue(key, 0, 0, 0, null, 0));
+    }
+
+    private void entry(byte[] revisionKey, byte[] value) throws IOException {
+        keys.put(revisionKey, value);
+        written.add(revisionKey);
+        written.add(value);
+        written.entries++;
         revisions++;
+    }
+
+    /** The fingerprint of the key bucket as written. */
+    public Fingerprint fingerprint() {
+        return written.done();
+    }
+
+    /**
+     * The fingerprint of {@code db}'s key bucket as its tree reads (through {@link dev.walkit.format.bbolt.BoltFile}, every
+     * length checked against the file); what a writer's read-back compares with {@link #fingerprint()}.
+     */
+    public static Fingerprint fingerprint(EtcdDb db) throws IOException {
+        Fingerprint.Builder b = new Fingerprint.Builder();
+        dev.walkit.format.bbolt.BoltFile.BucketRef key = db.bolt().bucket("key");
+        if (key == null) return b.done();
+        db.bolt().walk(key, (p, k, kl, v, vl, bucket) -> {
+            b.add(p, k, kl);
+            b.add(p, v, vl);
+            b.entries++;
+        });
+        return b.done();
     }
 
     /** The revisions written. */

@@ -6,18 +6,12 @@ import dev.walkit.format.RecordView;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.WalEntry;
 import dev.walkit.format.WalFile;
-import dev.walkit.format.WalFormat;
 import dev.walkit.format.WalReader;
 import dev.walkit.format.etcd.EtcdDb;
-import dev.walkit.format.etcd.EtcdDbWal;
 import dev.walkit.format.etcd.EtcdDbWriter;
 import dev.walkit.format.replay.KeyIndex;
-import dev.walkit.format.replay.Replay;
-import dev.walkit.format.replay.Replayer;
-import dev.walkit.format.replay.StateDigest;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -26,8 +20,8 @@ import java.util.Map;
 
 /**
  * A recovered state as etcd's own db: a clean v2 WAL (a recovery's verified output, history or snapshot form) written
- * revision by revision into an etcd db ({@link EtcdDbWriter}), then read back through the reader every tool uses, and
- * its state compared with the WAL's. The WAL's snapshot prefix is the db's compaction: its marker's revision is the
+ * revision by revision into an etcd db ({@link EtcdDbWriter}), then read back through the reader every tool uses and
+ * compared, byte for byte, with what was written (the WAL itself was verified against the plan). The WAL's snapshot prefix is the db's compaction: its marker's revision is the
  * compact revision, its keys (in key order in the WAL) are written at their mod revisions, in revision order, the
  * keys that share one numbered by sub revision in key order; after it, each transaction's records are its revision's
  * sub revisions in log order, a DELETE a tombstone.
@@ -36,8 +30,8 @@ public final class EtcdDbOutput {
     /** The db's file name in a data directory's {@code member/snap}, and in walrecover's output directory. */
     public static final String FILE = "db";
 
-    /** What was written: its revisions, its size, its compact revision and the state digest read back from it. */
-    public record Written(long revisions, long bytes, long compactRevision, String stateDigest) {
+    /** What was written (and read back as written): its revisions, its size, its compact revision. */
+    public record Written(long revisions, long bytes, long compactRevision) {
     }
 
     private EtcdDbOutput() {
@@ -62,6 +56,7 @@ public final class EtcdDbOutput {
         ReaderOptions ro = ReaderOptions.defaults();
         long compact = 0;
         long bytes;
+        EtcdDbWriter.Fingerprint written;
         try (WalReader r = WalReader.open(wal, ro); EtcdDbWriter w = EtcdDbWriter.create(db)) {
             WalFile in = r.file();
             List<WalEntry> prefix = new ArrayList<>();
@@ -95,8 +90,29 @@ public final class EtcdDbOutput {
             if (inPrefix) main = writePrefix(w, in, prefix);
             if (bump > 0) compact = Math.max(main, compact) + bump;
             bytes = w.finish(leases, compact, -1);
+            written = w.fingerprint();
         }
-        return new Written(revisionsOf(db), bytes, compact, readBack(db));
+        readBack(db, written, leases, compact);
+        return new Written(written.entries(), bytes, compact);
+    }
+
+    /**
+     * Reads {@code db} back through the reader every tool uses: no damage, the key bucket byte for byte the revisions
+     * written ({@link EtcdDbWriter.Fingerprint}), the leases and the compaction as written; else fails, naming what
+     * differs (nothing is published). The WAL it was written from was verified against the plan before.
+     */
+    static void readBack(Path db, EtcdDbWriter.Fingerprint written, Map<Long, Long> leases, long compact) throws IOException {
+        try (EtcdDb d = EtcdDb.openDatabase(db)) {
+            EtcdDbWriter.Fingerprint read = EtcdDbWriter.fingerprint(d);
+            List<String> problems = new ArrayList<>();
+            if (!d.bolt().damage().isEmpty()) problems.add(d.bolt().damage().get(0).toString());
+            if (!read.equals(written)) problems.add("its key bucket reads " + read + ", written " + written);
+            if (d.compactRevision() != compact) problems.add("its compact revision reads " + d.compactRevision() + ", written " + compact);
+            java.util.Map<Long, Long> want = new java.util.TreeMap<>();
+            leases.forEach((id, ttl) -> want.put(id, Math.max(0, ttl)));
+            if (!new java.util.TreeMap<>(d.leases()).equals(want)) problems.add("its leases read " + d.leases() + ", written " + want);
+            if (!problems.isEmpty()) throw new IOException("the etcd db did not read back as written (nothing was published): " + String.join("; ", problems));
+        }
     }
 
     /** The prefix's keys in revision order (in key order within one): each its revision's next sub revision. */
@@ -122,34 +138,4 @@ public final class EtcdDbOutput {
         else w.put(main, sub, e.key(), e.createRevision(), e.version(), in.read(e.valueOffset(), e.valueLength()), e.lease());
     }
 
-    private static long revisionsOf(Path db) throws IOException {
-        long[] n = {0};
-        try (EtcdDb d = EtcdDb.openDatabase(db)) {
-            d.revisions((main, sub, tombstone, page, kv) -> n[0]++);
-        }
-        return n[0];
-    }
-
-    /**
-     * The state digest of the etcd db at {@code db}, read as every tool reads one (its WAL form replayed); fails, naming
-     * it, on any damage or rule finding: a written db is read back clean or not published.
-     */
-    public static String readBack(Path db) throws IOException {
-        Path form = db.resolveSibling(db.getFileName() + ".read-back");
-        try (EtcdDb d = EtcdDb.openDatabase(db)) {
-            EtcdDbWal.write(d, form);
-            if (!d.damage().isEmpty()) throw new IOException("the etcd db did not read back clean (nothing was published): " + d.damage().get(0));
-            ReaderOptions ro = ReaderOptions.defaults();
-            try (WalFile f = WalFile.open(form, ro.maxRecLen())) {
-                Replayer s = Replay.run(f, WalFormat.V2, ro, Replayer.Options.defaults(), null).state();
-                List<String> problems = new ArrayList<>();
-                if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));
-                s.findingCounts().forEach((k, n) -> problems.add(n + " " + k.label()));
-                if (!problems.isEmpty()) throw new IOException("the etcd db did not read back clean (nothing was published): " + String.join("; ", problems));
-                return StateDigest.of(s.keys(), s.revision(), f::readFully);
-            }
-        } finally {
-            Files.deleteIfExists(form);
-        }
-    }
 }
