@@ -22,7 +22,15 @@ final class FollowedOutput {
         this(file, TrailingSync.STEP, checksum);
     }
 
-    /** With the data forced to disk each {@code syncStep} bytes written. */
+    /**
+     * With {@code durable} false, a file that is not the output but what the output is made from (the verified WAL an
+     * etcd or kine db is written from): read back and hashed, never forced to disk.
+     */
+    FollowedOutput(Path file, OutputChecksum checksum, boolean durable) {
+        this(file, durable ? TrailingSync.STEP : -1, checksum);
+    }
+
+    /** With the data forced to disk each {@code syncStep} bytes written (below 0: never). */
     FollowedOutput(Path file, long syncStep, OutputChecksum checksum) {
         readBack = Background.start("walrecover-read-back", () -> TrailingVerify.run(file, progress, checksum));
         // On a thread of its own, not a stage run by whichever thread completes the read-back: if that were
@@ -31,7 +39,7 @@ final class FollowedOutput {
             String hashed = readBack.join().checksum();
             return hashed != null ? hashed : TrailingChecksum.run(file, progress, checksum);
         });
-        sync = Background.start("walrecover-fsync", () -> TrailingSync.run(file, progress, syncStep));
+        sync = syncStep < 0 ? CompletableFuture.completedFuture(null) : Background.start("walrecover-fsync", () -> TrailingSync.run(file, progress, syncStep));
     }
 
     /** The writer has written the file up to {@code size} bytes, a record boundary (for {@code WalWriter.onFlush}). */

@@ -130,7 +130,7 @@ public final class Recovery {
                     if (!o.compact()) checkSpace(outDir, in.size(), "the input's size: the history form is at most that");
                     temp = dir.temp(Wal.WAL_FILE);
                     if (!o.compact()) {
-                        history = new HistoryWriter(temp, in, sniffed == WalFormat.V1, o.checksum());
+                        history = new HistoryWriter(temp, in, sniffed == WalFormat.V1, o.checksum(), o.store() == RecoveryOptions.OutStore.WAL);
                     }
                 }
                 Plan plan = new Plan(r, history, form == null ? null : form.store());
@@ -193,7 +193,7 @@ public final class Recovery {
                 if (history != null) {
                     written = history.close();
                 } else {
-                    written = writeSnapshot(temp, in, s, o.checksum());
+                    written = writeSnapshot(temp, in, s, o.checksum(), o.store() == RecoveryOptions.OutStore.WAL);
                 }
                 Timing.mark("close");
                 // The output's followers (fsync, SHA-256, read-back) finish while the planned digest (values
@@ -216,6 +216,7 @@ public final class Recovery {
                     written.cancel();
                     Path storeTemp = dir.temp(o.store().file());
                     StoreWritten sw = writeStore(o, temp, storeTemp, s, form, r.leases, in);
+                    Timing.mark(o.store().label() + " written and read back");
                     dir.discard(temp);
                     // kine keeps the live set (no version; a key that shared a revision moved): it is compared on that. An etcd
                     // db was read back byte for byte as written from the WAL, itself verified against the plan above.
@@ -225,7 +226,7 @@ public final class Recovery {
                                 + sw.stateDigest() + " differs from the planned " + plannedAs);
                     }
                     Durable.fsync(storeTemp);
-                    Timing.mark(o.store().label() + " written, read back, fsynced");
+                    Timing.mark(o.store().label() + " fsynced");
                     r.outputChecksum = checksumOf(storeTemp, o.checksum());
                     r.outputBytes = Files.size(storeTemp);
                     r.storeNote = sw.note();
@@ -533,9 +534,9 @@ public final class Recovery {
         private long runStart = -1;
         private long runEnd = -1;
 
-        HistoryWriter(Path temp, WalFile in, boolean v1, OutputChecksum checksum) throws IOException {
+        HistoryWriter(Path temp, WalFile in, boolean v1, OutputChecksum checksum, boolean durable) throws IOException {
             this.out = WalWriter.create(temp);
-            this.followers = new FollowedOutput(temp, checksum);
+            this.followers = new FollowedOutput(temp, checksum, durable);
             out.onFlush(followers::written);
             this.in = in;
             this.v1 = v1;
@@ -635,14 +636,14 @@ public final class Recovery {
     }
 
     /** Writes the snapshot form of the state (the followers fsync it, hash it, and finish reading it back). */
-    private static FollowedOutput writeSnapshot(Path temp, WalFile in, Replayer s, OutputChecksum checksum) throws IOException {
+    private static FollowedOutput writeSnapshot(Path temp, WalFile in, Replayer s, OutputChecksum checksum, boolean durable) throws IOException {
         List<KeyState> live = s.keys().sortedLive();
         Timing.mark("snapshot: keys sorted");
         long need = RecordLayout.OVERHEAD + 64;
         for (KeyState k : live) need += RecordLayout.OVERHEAD + 64 + k.key().length + k.valueLength();
         checkSpace(temp.getParent(), need, "the snapshot of " + live.size() + " live keys");
         WalWriter w = WalWriter.create(temp);
-        FollowedOutput followers = new FollowedOutput(temp, checksum);
+        FollowedOutput followers = new FollowedOutput(temp, checksum, durable);
         w.onFlush(followers::written);
         try {
             SnapshotPrefixWriter prefix = SnapshotPrefixWriter.begin(w::append, s.revision(), live.size());

@@ -123,17 +123,20 @@ public final class Pass {
     public static Form form(Path path) throws IOException {
         Input in = input(path);
         if (in.isWal()) throw new IllegalArgumentException(path + " is a WAL: it is its own form");
-        Store store = read(path, Level.SEMANTIC, null).account().store();
         Path dir = java.nio.file.Files.createTempDirectory("walkit-form-");
         Path wal = dir.resolve(Wal.WAL_FILE);
         try {
             java.util.Map<Long, Long> leaseTtls = java.util.Map.of();
+            Store store;
             if (in.kind() == Store.Kind.ETCD_DB) {
+                // One read: the form, and the db's facts and damage as the pass gives them (EtcdDbPass: the same store).
                 try (dev.walkit.format.etcd.EtcdDb db = dev.walkit.format.etcd.EtcdDb.openDatabase(in.file())) {
-                    dev.walkit.format.etcd.EtcdDbWal.write(db, wal);
+                    dev.walkit.format.etcd.EtcdDbWal.Summary sum = dev.walkit.format.etcd.EtcdDbWal.write(db, wal);
                     leaseTtls = java.util.Map.copyOf(db.leases());
+                    store = db.store(in.file(), sum.revisions());
                 }
             } else {
+                store = read(path, Level.SEMANTIC, null).account().store();
                 try (dev.walkit.format.kine.KineDb db = dev.walkit.format.kine.KineDb.open(in.file(), "walrecover")) {
                     dev.walkit.format.kine.KineHistoryWal.write(db, wal);
                 }
