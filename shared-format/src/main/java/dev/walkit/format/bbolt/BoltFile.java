@@ -294,6 +294,14 @@ public final class BoltFile implements Closeable {
         return b.clear();
     }
 
+    /**
+     * The page {@code id} with its overflow pages (a view valid until the next page is read), or null (the damage
+     * recorded) when the file cannot hold it: what a salvage reads again, in revision order, of the pages it found.
+     */
+    public ByteBuffer pageAt(long id) throws IOException {
+        return page(id);
+    }
+
     /** The page {@code id} with its overflow pages, or null (the damage recorded) when the file cannot hold it. */
     ByteBuffer page(long id) throws IOException {
         int ps = pageSize;
