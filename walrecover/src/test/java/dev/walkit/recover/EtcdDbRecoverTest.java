@@ -246,6 +246,21 @@ class EtcdDbRecoverTest {
         return new WalVerifyRun(r.exit(), r.out() + r.err());
     }
 
+    /** bbolt's own check (tx.Check over every page: benchmarks/bbolt-check, which scripts/bench-bbolt builds) of the db written. */
+    @Test
+    void bboltsOwnCheckFindsTheWrittenDbWhole() throws Exception {
+        Path check = Path.of("..", "target", "bench", "bbolt-check").toAbsolutePath().normalize();
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(check),
+                "bbolt's check is not built at " + check + " (scripts/bench-bbolt builds it from Debian's bbolt sources)");
+        Path out = dir.resolve("out-check");
+        assertEquals(0, WalRecoverTest.run(snapshot.toString(), "--out", out.toString()).exit());
+        Process p = new ProcessBuilder(check.toString(), out.resolve("db").toString()).redirectErrorStream(true).start();
+        String said = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        assertTrue(p.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+        assertEquals("OK", said);
+        assertEquals(0, p.exitValue());
+    }
+
     @Test
     void aRecoveredEtcdDbIsRestoredAndServedAtEveryRevisionAsTheSource() throws Exception {
         Path out = dir.resolve("out");
