@@ -29,16 +29,21 @@ public final class EtcdDbSource implements KeySource {
     }
 
     public static EtcdDbSource open(Path path) throws IOException {
+        return open(path, false);
+    }
+
+    /** As above; {@code pastDamage}: a damaged db's revisions as the salvage past its tree reads them (--policy salvage). */
+    public static EtcdDbSource open(Path path, boolean pastDamage) throws IOException {
         dev.walkit.format.pass.Pass.Input store = dev.walkit.format.pass.Pass.input(path);
         if (store.kind() != dev.walkit.format.account.Store.Kind.ETCD_DB) throw new IOException(path + ": not an etcd db (no bbolt meta page at its start)");
         Path tmp = Files.createTempDirectory("walkit-etcd-db-");
         Path walFile = tmp.resolve(Wal.WAL_FILE);
         try (EtcdDb db = EtcdDb.openDatabase(store.file())) {
-            if (!db.damage().isEmpty()) {
+            EtcdDbWal.write(db, walFile); // (a tree that is not the whole answer: read again past it, as every tool reads it)
+            if (!pastDamage && !db.damage().isEmpty()) {
                 throw new IOException(store.file() + ": the etcd db is damaged (" + db.damage().get(0) + (db.damage().size() > 1
                         ? "; " + (db.damage().size() - 1) + " more" : "") + "): run waldoctor diagnose first");
             }
-            EtcdDbWal.write(db, walFile);
             return new EtcdDbSource(WalSource.open(walFile), tmp, Map.copyOf(db.leases()), store.file());
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(walFile);

@@ -77,14 +77,21 @@ final class SourceGate {
 
     /**
      * kine's state.db or an etcd db: the pass's verdict on it; what the gate says when it may be copied. A damaged one is
-     * refused ({@code --policy} recovers a WAL only, as walrecover does today).
+     * refused, unless {@code --policy salvage} (as walrecover: only salvage writes past a store's own damage) copies
+     * what the pass read past it (the salvage past the tree or past SQLite), saying so.
      */
     static Said store(Path path, RecoveryPolicy policy) throws IOException {
         PassReport p = Pass.read(path, Level.SEMANTIC, null);
         Account a = p.account();
         if (a.verdict() == Assessment.Verdict.HEALTHY || a.verdict() == Assessment.Verdict.TORN_TAIL) return said(a, p.path());
+        if (policy instanceof dev.walkit.format.policy.Salvage) {
+            return new Said(p.path() + " is damaged (" + AccountText.damageSummary(a) + "); policy salvage: copying what was read past the damage, revision "
+                    + a.lastRevision() + ", " + String.format("%,d", a.liveKeys()) + " live keys (`walrecover --dry-run " + p.path()
+                    + "` lists what is lost and uncertain)", ExitCode.OK);
+        }
         throw new Refused(damaged(a, path) + "`waldoctor diagnose " + path + "` lists the damage" + (policy == null ? ""
-                : " (--policy recovers a WAL source, not yet a " + a.store().kind().title() + ")"));
+                : " (policy " + policy.label() + " keeps a damaged WAL's transactions; past the " + a.store().kind().title()
+                + "'s own damage only --policy salvage copies, as walrecover writes)"));
     }
 
     /** "PATH: the STORE is damaged (the first damage; N more): nothing copied; " */
@@ -111,7 +118,7 @@ final class SourceGate {
     static KeySource etcdDb(Path path, RecoveryPolicy policy) throws IOException {
         if (kindOf(path) != Store.Kind.ETCD_DB) return EtcdDbSource.open(path); // says it is not an etcd db
         Said said = store(path, policy);
-        return KeySource.gated(EtcdDbSource.open(path), said);
+        return KeySource.gated(EtcdDbSource.open(path, policy instanceof dev.walkit.format.policy.Salvage), said);
     }
 
     /** The store {@code path} is, sniffed by the pass; null when it is no file the pass reads (its reader then says what it is). */

@@ -336,7 +336,8 @@ public final class WalMigrate implements Callable<Integer> {
     /** {@code --policy}: what to copy from a damaged stored source, as walrecover's policy (none: damage is refused). */
     static final class PolicyMixin {
         @Option(names = "--policy", paramLabel = "POLICY", converter = dev.walkit.cli.Policies.Parse.class, completionCandidates = dev.walkit.cli.Policies.Labels.class,
-                description = "A damaged source: copy what walrecover's policy ${COMPLETION-CANDIDATES} keeps (a WAL; exit 3 where it refuses). "
+                description = "A damaged source: copy what walrecover's policy ${COMPLETION-CANDIDATES} keeps (exit 3 where it refuses; past a "
+                        + "kine or etcd db's own damage only salvage copies, what was read past it). "
                         + "Without it a damaged source is refused (exit 3); a torn tail alone is left out, as the store drops it (exit 1).")
         dev.walkit.format.policy.RecoveryPolicy policy;
     }

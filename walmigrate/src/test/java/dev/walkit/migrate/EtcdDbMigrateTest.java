@@ -103,4 +103,33 @@ class EtcdDbMigrateTest {
         assertEquals(4, m.exit(), m.out() + m.err());
         assertEquals("walmigrate: " + noMeta + ": a bbolt file with no valid meta page and no page of etcd's revisions (meta page 0: the file ends at 30, before this meta page)", m.err().strip());
     }
+
+    /**
+     * --policy as walrecover's: past an etcd db's own damage (both metas torn) only salvage copies, what the salvage past
+     * the tree read, saying so; another policy is refused, saying why. The copy holds the db's live keys.
+     */
+    @Test
+    void aDamagedEtcdDbIsCopiedUnderSalvageOnly() throws Exception {
+        byte[] b = Files.readAllBytes(Fixtures.path("etcd/snapshot.db"));
+        b[64] ^= 1;
+        b[4096 + 64] ^= 1;
+        Path db = dir.resolve("metas.db");
+        Files.write(db, b);
+        WalMigrateTest.Run tail = WalMigrateTest.run("etcd-db", "--db", db.toString(), "--policy", "tolerate-tail", "--out-wal", dir.resolve("t").toString());
+        assertEquals(3, tail.exit(), tail.out() + tail.err());
+        assertTrue(tail.err().contains("past the etcd db's own damage only --policy salvage copies"), tail.err());
+        assertTrue(!Files.exists(dir.resolve("t/wal")), "nothing written");
+        WalMigrateTest.Run s = WalMigrateTest.run("etcd-db", "--db", db.toString(), "--policy", "salvage", "--out-wal", dir.resolve("s").toString());
+        assertEquals(0, s.exit(), s.out() + s.err());
+        assertTrue(s.err().contains(db + " is damaged (") && s.err().contains("policy salvage: copying what was read past the damage, revision 14, 6 live keys"), s.err());
+        Map<String, String> copied = new TreeMap<>();
+        try (WalSource w = WalSource.open(dir.resolve("s"))) {
+            while (w.hasNext()) {
+                SourceKey k = w.next();
+                copied.put(new String(k.key(), StandardCharsets.UTF_8), new String(k.value(), StandardCharsets.UTF_8));
+            }
+        }
+        assertEquals(6, copied.size(), copied.toString());
+        assertEquals("hunter2", copied.get("/registry/secrets/default/s1"));
+    }
 }
