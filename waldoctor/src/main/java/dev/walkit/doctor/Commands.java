@@ -105,7 +105,7 @@ public final class Commands {
         add("diff", "diff R1 R2 [KEY] [--limit N]", "keys created, changed and deleted between two revisions; with KEY, its object's fields "
                 + "that changed (decoded whole, as get -o does)", Set.of("--limit"), Set.of(), false, Commands::diff);
         add("leases", "leases", "rebuilt leases: each lease ID and its live keys", Set.of(), Set.of(), false, Commands::leases);
-        add("lease", "lease ID [--limit N]", "the live keys attached to a lease, its ID in hex as etcdctl reads it, or in decimal", Set.of("--limit"), Set.of(), false, Commands::lease);
+        add("lease", "lease ID [--limit N]", "the live keys attached to a lease", Set.of("--limit"), Set.of(), false, Commands::lease);
         add("txn", "txn R", "the records of the transaction at revision R", Set.of(), Set.of(), false, Commands::txn);
         add("records", "records [--from OFFSET] [--limit N] [--follow [--idle-exit S]]", "records and damaged spans as the reader sees them; "
                 + "one-shot with --follow, those appended to a live WAL as they come (from --from, else its end), until ^C",
@@ -505,15 +505,14 @@ public final class Commands {
     }
 
     /**
-     * A lease ID as etcdctl reads it: hex ({@code lease timetolive 694d77b45a3c211}; as etcdctl and {@code leases} print
-     * it, 16 digits; {@code 0x} optional), digits only or not. What is too long for hex (more than 16 digits) is the
-     * decimal {@code leases} prints first (etcd's IDs are 19 decimal digits): read as decimal.
+     * A lease ID as it is printed and typed: decimal, or hex as {@code leases} prints it beside the decimal and etcdctl
+     * takes it ({@code 0x} optional; a hex ID of digits only needs the {@code 0x}).
      */
     static long leaseId(String s) {
         String t = s.strip();
         if (t.startsWith("0x") || t.startsWith("0X")) return Long.parseUnsignedLong(t.substring(2), 16);
-        if (t.length() <= 16) return Long.parseUnsignedLong(t, 16);
-        return Long.parseLong(t);
+        if (!t.isEmpty() && t.chars().allMatch(Character::isDigit)) return Long.parseLong(t);
+        return Long.parseUnsignedLong(t, 16);
     }
 
     private static ShellCommand.Outcome lease(ShellContext ctx, Args a, PrintWriter out) {
@@ -524,8 +523,7 @@ public final class Commands {
         try {
             id = leaseId(a.positional().get(0));
         } catch (NumberFormatException e) {
-            return error(out, "not a lease ID: " + a.positional().get(0) + " (hex as etcdctl reads it and 'leases' prints it, 0x optional; "
-                    + "or the decimal 'leases' prints first)");
+            return error(out, "not a lease ID: " + a.positional().get(0) + " (decimal, or hex as 'leases' prints it and etcdctl takes it, 0x optional)");
         }
         int n = 0;
         for (KeyState k : ctx.index.live()) {
