@@ -31,6 +31,21 @@ public final class IoErrors {
         return e instanceof IOException ? "I/O error (" + e.getClass().getSimpleName() + ")" : e.toString();
     }
 
+    /**
+     * An I/O failure ({@link #describe}d) in words when it may have happened writing into {@code out} (a full disk
+     * mid-write): the output's own name in place of its hidden temp file's ({@code DIR/.NAME.tmp-PID-NANOS}, as
+     * {@code OutputDir} names them), and that nothing was written there (the tools publish atomically: what they began
+     * is removed). A failure that names no file in {@code out}, or {@code out} null (nothing was to be written): as it is.
+     */
+    public static String writing(String what, java.nio.file.Path out) {
+        if (out == null) return what;
+        String dir = out.toAbsolutePath().normalize().toString();
+        if (!what.contains(dir + "/")) return what;
+        String named = what.replaceAll(java.util.regex.Pattern.quote(dir + "/.") + "([\\w.-]+?)\\.tmp-\\d+-\\d+",
+                java.util.regex.Matcher.quoteReplacement(dir) + "/$1 (being written)");
+        return named + "; nothing was written to " + dir + " (what was begun is removed)";
+    }
+
     private static String reasonOf(FileSystemException f) {
         if (f instanceof NoSuchFileException) return "no such file or directory";
         if (f instanceof AccessDeniedException) return "permission denied";

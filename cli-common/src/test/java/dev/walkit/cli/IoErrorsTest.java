@@ -40,4 +40,20 @@ class IoErrorsTest {
         assertEquals("disk full", IoErrors.describe(new IOException("disk full")));
         assertEquals("I/O error (IOException)", IoErrors.describe(new IOException()));
     }
+
+    /**
+     * A full disk mid-write names the output, not its hidden temp file, and says that nothing was written (the tools
+     * publish atomically); a failure that names no file of the output directory, or with no output, is said as it is.
+     */
+    @Test
+    void aWriteThatFailsInTheOutputNamesItAndSaysNothingWasWritten() {
+        Path out = dir.resolve("recovered");
+        String temp = out + "/.db.tmp-4242-123456789: write failed (1048576 bytes copied from /data/wal): No space left on device";
+        assertEquals(out + "/db (being written): write failed (1048576 bytes copied from /data/wal): No space left on device; nothing was written to "
+                + out + " (what was begun is removed)", IoErrors.writing(temp, out));
+        assertEquals(out + "/state.db (being written): disk I/O error; nothing was written to " + out + " (what was begun is removed)",
+                IoErrors.writing(out + "/.state.db.tmp-7-8: disk I/O error", out));
+        assertEquals("/data/wal: no such file or directory", IoErrors.writing("/data/wal: no such file or directory", out));
+        assertEquals(temp, IoErrors.writing(temp, null), "nothing was to be written: said as it is");
+    }
 }

@@ -387,6 +387,11 @@ public final class WalMigrate implements Callable<Integer> {
                 OfflineWal.Written w = writer.write(src, dir, leaseTtl, java.time.Instant.now());
                 Output.offline(spec.commandLine().getOut(), writeOut.format(), kind, dir.resolve(file), w);
                 return gate.floor().code();
+            } catch (IOException e) {
+                if (e instanceof SourceGate.Refused) return failed(err, e);
+                // A write into DIR that failed (a full disk) names the output, not its temp file, and says nothing was written.
+                err.println("walmigrate: " + dev.walkit.cli.IoErrors.writing(dev.walkit.cli.IoErrors.describe(e), dir));
+                return ExitCode.UNREADABLE.code();
             } catch (Exception e) {
                 return failed(err, e);
             }

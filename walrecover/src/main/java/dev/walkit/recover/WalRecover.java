@@ -201,7 +201,7 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
             err.println("walrecover: " + e.getMessage());
             return e.usage() ? ExitCode.USAGE.code() : ExitCode.DAMAGE.code();
         } catch (IOException | UncheckedIOException e) {
-            err.println("walrecover: " + failedWriting(dev.walkit.cli.IoErrors.describe(e), dryRun ? null : out));
+            err.println("walrecover: " + dev.walkit.cli.IoErrors.writing(dev.walkit.cli.IoErrors.describe(e), dryRun ? null : out));
             return ExitCode.UNREADABLE.code();
         } finally {
             if (form != null) {
@@ -228,20 +228,6 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
             return ExitCode.DAMAGE.code();
         }
         return ExitCode.OK.code();
-    }
-
-    /**
-     * An I/O failure in words: when it happened writing into {@code out} (a full disk mid-write), the output's own name in
-     * place of its hidden temp file's, and that nothing was written there (the run publishes atomically: what it began
-     * is removed). {@code out} null (a dry run): as it is.
-     */
-    static String failedWriting(String what, Path out) {
-        if (out == null) return what;
-        String dir = out.toAbsolutePath().normalize().toString();
-        if (!what.contains(dir + "/")) return what;
-        String named = what.replaceAll(java.util.regex.Pattern.quote(dir + "/.") + "([\\w.-]+?)\\.tmp-\\d+-\\d+",
-                java.util.regex.Matcher.quoteReplacement(dir) + "/$1 (being written)");
-        return named + "; nothing was written to " + dir + " (what was begun is removed)";
     }
 
     /** The store {@code path} is (the pass's sniffing), or null when the pass cannot place it (the recovery's read says why). */
