@@ -19,12 +19,17 @@ class PtyTest {
     @org.junit.jupiter.api.io.TempDir
     Path dir;
 
-    /** Reads a process's output on a thread of its own, which can read slowly: the terminal's buffers then stay full and the shell's writes wait. */
+    /**
+     * Reads a process's output on a thread of its own, which can stop reading where a marker appears: the terminal's
+     * buffers then fill and the shell's writes wait, the command still running, until it is let go.
+     */
     private static final class Reader extends Thread {
         final java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
         final java.io.InputStream in;
-        /** Read a little at a time (pacing, not waiting): the command's output drains slowly and it stays running. */
-        volatile boolean slow;
+        /** Stop reading once this is on the screen at or after {@link #holdFrom} (null: never); {@link #release} goes on. */
+        private String holdAt;
+        private int holdFrom;
+        private boolean held;
 
         Reader(java.io.InputStream in) {
             this.in = in;
@@ -35,15 +40,35 @@ class PtyTest {
         public void run() {
             byte[] b = new byte[4096];
             try {
-                for (int n; ; ) {
-                    if ((n = in.read(b, 0, slow ? 256 : b.length)) < 0) break;
-                    if (slow) Thread.sleep(5);
+                for (int n; (n = in.read(b)) >= 0; ) {
                     synchronized (captured) {
                         captured.write(b, 0, n);
+                        // Held right here, in the read that showed the marker: no output is drained after it.
+                        if (holdAt != null && captured.toString(StandardCharsets.UTF_8).indexOf(holdAt, holdFrom) >= 0) {
+                            held = true;
+                            holdAt = null;
+                        }
+                        while (held) captured.wait();
                     }
                 }
             } catch (java.io.IOException | InterruptedException e) {
                 // the stream closes when the process ends
+            }
+        }
+
+        /** Stops reading once {@code marker} appears at or after {@code from}. */
+        void holdAt(String marker, int from) {
+            synchronized (captured) {
+                holdAt = marker;
+                holdFrom = from;
+            }
+        }
+
+        /** Reads on. */
+        void release() {
+            synchronized (captured) {
+                held = false;
+                captured.notifyAll();
             }
         }
 
@@ -96,15 +121,16 @@ class PtyTest {
         Reader r = new Reader(p.getInputStream());
         try (OutputStream in = p.getOutputStream()) {
             r.await("the prompt", READING, 0);
-            // Every live key with its value's summary: megabytes, read slowly (256 bytes each 5 ms: the terminal's
-            // buffers stay full and the command waits on them), so it is still running when Ctrl-C comes, and after.
+            // Every live key with its value's summary: megabytes. The reader stops at the range's first keys: the
+            // output fills the terminal's buffers and the command waits on them, still running when Ctrl-C comes; then
+            // the reader goes on and the command, let write again, sees the interrupt.
             int at = r.text().length();
-            r.slow = true;
+            r.holdAt("\n/registry/", at);
             type(in, "range /registry/ --limit 0\r");
             r.await("the range's first keys", "\n/registry/", at);
             type(in, "\u0003");
+            r.release();
             int ctrlC = r.await("the range interrupted", "^C: interrupted", at);
-            r.slow = false;
             type(in, "stats\r");
             int stats = r.await("the stats after the interrupt", "transactions", ctrlC);
             r.await("the prompt after stats", READING, stats);
