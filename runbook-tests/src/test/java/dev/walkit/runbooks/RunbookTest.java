@@ -63,32 +63,7 @@ class RunbookTest {
             Files.createDirectories(kine);
             Path db = kine.resolve("state.db");
             new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(db);
-            long root;
-            int pageSize;
-            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db); java.sql.Statement s = c.createStatement()) {
-                try (java.sql.ResultSet r = s.executeQuery("SELECT rootpage FROM sqlite_master WHERE name = 'kine'")) {
-                    r.next();
-                    root = r.getLong(1);
-                }
-                try (java.sql.ResultSet r = s.executeQuery("PRAGMA page_size")) {
-                    r.next();
-                    pageSize = r.getInt(1);
-                }
-            }
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(db, java.nio.file.StandardOpenOption.WRITE)) {
-                ch.write(java.nio.ByteBuffer.allocate(pageSize), (root - 1) * pageSize);
-            }
-        } else if (fixture.equals("kine-only")) {
-            Files.createDirectories(kine);
-            new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(kine.resolve("state.db"));
-        } else if (fixture.equals("kine")) {
-            Files.createDirectories(kine);
-            new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(kine.resolve("state.db"));
-            etcd = EtcdCluster.start(dir.resolve("etcd"), 1);
-        } else if (fixture.equals("sample")) {
-            Files.createDirectories(store);
-            Files.copy(Fixtures.path("sample/wal"), store.resolve("wal"));
-            etcd = EtcdCluster.start(dir.resolve("etcd"), 1);
+            dev.walkit.testdata.SqliteFile.zeroKineRoot(db);
         } else {
             Files.createDirectories(store);
             Files.copy(Fixtures.path("vectors/" + fixture + "/wal"), store.resolve("wal"));

@@ -90,7 +90,7 @@ public final class Recovery {
     public static RecoveryReport run(RecoveryOptions o, Instant now, boolean progress, dev.walkit.format.pass.Pass.Form form) throws IOException, Refused {
         Path input = form != null ? form.wal() : Wal.resolve(o.input());
         Path outDir = o.out() == null ? null : o.out().toAbsolutePath().normalize();
-        Path target = outDir == null ? null : outDir.resolve(o.store().file());
+        Path target = outDir == null ? null : outDir.resolve(o.file());
         // An existing DIR/wal is refused before anything is read, unless a crashed run's switch is to be put right
         // first (under DIR's lock, below): then DIR is judged after it.
         if (!o.dryRun() && !OutputDir.unfinishedSwitch(outDir)) {
@@ -130,7 +130,7 @@ public final class Recovery {
                     if (!o.compact()) checkSpace(outDir, in.size(), "the input's size: the history form is at most that");
                     temp = dir.temp(Wal.WAL_FILE);
                     if (!o.compact()) {
-                        history = new HistoryWriter(temp, in, sniffed == WalFormat.V1, o.checksum(), o.store() == RecoveryOptions.OutStore.WAL);
+                        history = new HistoryWriter(temp, in, sniffed == WalFormat.V1, o.checksum(), o.store() == dev.walkit.format.account.Store.Kind.WAL);
                     }
                 }
                 Plan plan = new Plan(r, history, form == null ? null : form.store());
@@ -193,7 +193,7 @@ public final class Recovery {
                 if (history != null) {
                     written = history.close();
                 } else {
-                    written = writeSnapshot(temp, in, s, o.checksum(), o.store() == RecoveryOptions.OutStore.WAL);
+                    written = writeSnapshot(temp, in, s, o.checksum(), o.store() == dev.walkit.format.account.Store.Kind.WAL);
                 }
                 Timing.mark("close");
                 // The output's followers (fsync, SHA-256, read-back) finish while the planned digest (values
@@ -211,10 +211,10 @@ public final class Recovery {
                     throw new IOException("the recovery WAL did not verify (nothing was published): state digest " + outputDigest
                             + " differs from the planned " + r.stateDigest);
                 }
-                if (o.store() != RecoveryOptions.OutStore.WAL) {
+                if (o.store() != dev.walkit.format.account.Store.Kind.WAL) {
                     // The verified WAL is the store's form: written as the store's own file, read back, published alone.
                     written.cancel();
-                    Path storeTemp = dir.temp(o.store().file());
+                    Path storeTemp = dir.temp(o.file());
                     StoreWritten sw = writeStore(o, temp, storeTemp, s, form, r.leases, in);
                     Timing.mark(o.store().label() + " written and read back");
                     dir.discard(temp);
@@ -230,7 +230,7 @@ public final class Recovery {
                     r.outputChecksum = checksumOf(storeTemp, o.checksum());
                     r.outputBytes = Files.size(storeTemp);
                     r.storeNote = sw.note();
-                    r.keptAs = dir.publish(Map.of(o.store().file(), storeTemp), now);
+                    r.keptAs = dir.publish(Map.of(o.file(), storeTemp), now);
                     r.output = target;
                     return r.done();
                 }
@@ -277,7 +277,7 @@ public final class Recovery {
     private static StoreWritten writeStore(RecoveryOptions o, Path wal, Path temp, Replayer s, dev.walkit.format.pass.Pass.Form form,
                                            LeaseMetadata leases, WalFile in) throws IOException {
         checkSpace(temp.getParent(), Files.size(wal) + (Files.size(wal) >> 2), "the recovered state as the store's own file");
-        if (o.store() == RecoveryOptions.OutStore.ETCD_DB) {
+        if (o.store() == dev.walkit.format.account.Store.Kind.ETCD_DB) {
             Map<Long, Long> ttls = new java.util.TreeMap<>();
             for (Long id : leases.keysByLease().keySet()) ttls.put(id, leases.ttlSeconds());
             if (form != null) ttls.putAll(form.leaseTtls());
@@ -286,7 +286,7 @@ public final class Recovery {
             return new StoreWritten(null, String.format("an etcd db of %,d revision(s), compact revision %d%s, %d lease(s); "
                     + "restore it with: etcdctl snapshot restore %s --skip-hash-check (a member's db carries no snapshot hash)",
                     w.revisions(), w.compactRevision(), o.bumpRevision() > 0 ? " (its revision, " + o.bumpRevision() + " past the recovered "
-                    + s.revision() + ")" : "", ttls.size(), o.out().resolve(o.store().file())));
+                    + s.revision() + ")" : "", ttls.size(), o.out().resolve(o.file())));
         }
         // kine's state.db: one row a live key, its lease a TTL (a kine db's lease is one; a lease ID, its TTL as granted or --lease-ttl).
         boolean kineIn = form != null && form.input().kind() == dev.walkit.format.account.Store.Kind.KINE;

@@ -25,36 +25,16 @@ import java.nio.file.Path;
  * @param bumpRevision an etcd db output's revision this far past the recovered one, compacted there ({@code --bump-revision N --mark-compacted}); 0: none
  */
 public record RecoveryOptions(Path input, Path out, RecoveryPolicy policy, long toRevision, Form form, CrcRange acceptCrc,
-                              long leaseTtl, boolean dryRun, boolean force, boolean allowEmpty, OutputChecksum checksum, OutStore store,
+                              long leaseTtl, boolean dryRun, boolean force, boolean allowEmpty, OutputChecksum checksum, dev.walkit.format.account.Store.Kind store,
                               long bumpRevision) {
 
-    /** The store the output is written as, and the file it is in its directory. */
-    public enum OutStore {
-        WAL("wal", dev.walkit.format.Wal.WAL_FILE), KINE("kine", "state.db"), ETCD_DB("etcd-db", dev.walkit.format.output.EtcdDbOutput.FILE);
-
-        private final String label;
-        private final String file;
-
-        OutStore(String label, String file) {
-            this.label = label;
-            this.file = file;
-        }
-
-        public String label() {
-            return label;
-        }
-
-        /** The output's file name in its directory. */
-        public String file() {
-            return file;
-        }
-
-        public static OutStore fromLabel(String s) {
-            for (OutStore f : values()) {
-                if (f.label.equals(s)) return f;
-            }
-            throw new IllegalArgumentException("'" + s + "' is not a store (wal, kine, etcd-db)");
-        }
+    /** The output's file name in its directory: {@code wal} (with {@code leases.json}), {@code db}, {@code state.db}. */
+    public String file() {
+        return switch (store) {
+            case WAL -> dev.walkit.format.Wal.WAL_FILE;
+            case ETCD_DB -> dev.walkit.format.output.EtcdDbOutput.FILE;
+            case KINE -> dev.walkit.format.output.KineOutput.FILE;
+        };
     }
 
     /** The output's form. */
@@ -90,7 +70,7 @@ public record RecoveryOptions(Path input, Path out, RecoveryPolicy policy, long 
         if (toRevision <= 0) return "--to-revision must be positive";
         if (out == null && !dryRun) return "--out DIR is required (or --dry-run)";
         if (bumpRevision < 0) return "--bump-revision must be 0 or more";
-        if (bumpRevision > 0 && store != OutStore.ETCD_DB) return "--bump-revision is for an etcd db output (--out-format etcd-db)";
+        if (bumpRevision > 0 && store != dev.walkit.format.account.Store.Kind.ETCD_DB) return "--bump-revision is for an etcd db output (--out-format etcd-db)";
         return null;
     }
 }

@@ -57,12 +57,12 @@ final class SimplePrinter implements RecoveryPrinter {
             if (r.loss().size() > lost) {
                 out.printf("  … and %,d more key(s) that would lose a change (the JSON report, -w json or --report FILE, lists them)%n", r.loss().size() - lost);
             }
-            out.printf("dry run: would write %s/%s (%s), state digest %s%n", o.out() == null ? "DIR" : o.out(), o.store().file(),
-                    o.store() == RecoveryOptions.OutStore.WAL ? r.form() + " form" : o.store().label() + ", from the " + r.form() + " form", r.stateDigest());
-        } else if (o.store() != RecoveryOptions.OutStore.WAL) {
+            out.printf("dry run: would write %s/%s (%s), state digest %s%n", o.out() == null ? "DIR" : o.out(), o.file(),
+                    o.store() == dev.walkit.format.account.Store.Kind.WAL ? r.form() + " form" : o.store().label() + ", from the " + r.form() + " form", r.stateDigest());
+        } else if (o.store() != dev.walkit.format.account.Store.Kind.WAL) {
             out.printf("wrote %s (%,d bytes, %s %s), read back and verified%n", r.output(), r.outputBytes(), o.checksum().label(), r.outputChecksum());
             if (r.storeNote() != null) out.printf("  %s%n", r.storeNote());
-            if (r.keptAs() != null) out.printf("  the old file is kept as %s%s%n", o.store().file(), r.keptAs());
+            if (r.keptAs() != null) out.printf("  the old file is kept as %s%s%n", o.file(), r.keptAs());
         } else {
             out.printf("wrote %s (%,d bytes, %s %s) and %s, verified%n", r.output(), r.outputBytes(), o.checksum().label(), r.outputChecksum(),
                     r.output().resolveSibling(Recovery.LEASES_FILE));

@@ -177,7 +177,9 @@ public final class WalRecover implements Callable<Integer>, Cli.Described {
             return ExitCode.USAGE.code();
         }
         dev.walkit.format.pass.Pass.Input in = storeOf(path);
-        RecoveryOptions.OutStore store = RecoveryOptions.OutStore.fromLabel(outFormat != null ? outFormat : in == null || in.isWal() ? "wal" : in.kind().label());
+        // The output's store: --out-format's (a label checked above), else the input's own.
+        dev.walkit.format.account.Store.Kind store = in == null ? dev.walkit.format.account.Store.Kind.WAL : in.kind();
+        for (dev.walkit.format.account.Store.Kind k : dev.walkit.format.account.Store.Kind.values()) if (k.label().equals(outFormat)) store = k;
         RecoveryOptions o = new RecoveryOptions(path, out, policy, toRevision == null ? Long.MAX_VALUE : toRevision,
                 compact ? RecoveryOptions.Form.SNAPSHOT : form, acceptCrc, leaseTtl, dryRun, force, allowEmpty, checksum, store, bumpRevision);
         if (bumpRevision > 0 && !markCompacted) {

@@ -10,10 +10,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -67,23 +63,9 @@ class KineRecoverTest {
 
     @Test
     void theTablesRootPageZeroedIsRecoveredFromItsLeavesAndServedAsTheCleanDb() throws Exception {
-        long root;
-        int pageSize;
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + clean); Statement s = c.createStatement()) {
-            try (ResultSet r = s.executeQuery("SELECT rootpage FROM sqlite_master WHERE name = 'kine'")) {
-                r.next();
-                root = r.getLong(1);
-            }
-            try (ResultSet r = s.executeQuery("PRAGMA page_size")) {
-                r.next();
-                pageSize = r.getInt(1);
-            }
-        }
         Path damaged = Files.createDirectories(dir.resolve("root")).resolve("state.db");
         Files.copy(clean, damaged);
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(damaged, java.nio.file.StandardOpenOption.WRITE)) {
-            ch.write(java.nio.ByteBuffer.allocate(pageSize), (root - 1) * pageSize);
-        }
+        dev.walkit.testdata.SqliteFile.zeroKineRoot(damaged);
         Path out = dir.resolve("out-root");
         // The default policy (salvage) writes past the damage; absolute refuses it.
         WalRecoverTest.Run refused = WalRecoverTest.run(damaged.toString(), "--policy", "absolute", "--out", out.toString());

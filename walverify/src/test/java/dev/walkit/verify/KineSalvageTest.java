@@ -9,10 +9,6 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,20 +35,11 @@ class KineSalvageTest {
         clean = dir.resolve("clean").resolve("state.db");
         Files.createDirectories(clean.getParent());
         new KineDbGenerator(KineDbGenerator.Options.of(3, 3000)).write(clean);
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + clean); Statement s = c.createStatement()) {
-            try (ResultSet r = s.executeQuery("SELECT rootpage FROM sqlite_master WHERE name = 'kine'")) {
-                r.next();
-                root = r.getLong(1);
-            }
-            try (ResultSet r = s.executeQuery("PRAGMA page_size")) {
-                r.next();
-                pageSize = r.getInt(1);
-            }
-            try (ResultSet r = s.executeQuery("SELECT count(*) FROM kine")) {
-                r.next();
-                rows = r.getLong(1);
-            }
-        }
+        long[] n = dev.walkit.testdata.SqliteFile.numbers(clean, "SELECT rootpage FROM sqlite_master WHERE name = 'kine'", "PRAGMA page_size",
+                "SELECT count(*) FROM kine");
+        root = n[0];
+        pageSize = (int) n[1];
+        rows = n[2];
     }
 
     Path damaged(String name, long at, byte[] bytes, long cutTo) throws Exception {
@@ -165,18 +152,10 @@ class KineSalvageTest {
         Path copy = Files.createDirectories(dir.resolve("leaf-copy")).resolve("state.db");
         Files.copy(db, copy);
         Files.copy(wal, copy.resolveSibling("state.db-wal"));
-        long all;
-        long keys;
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + copy); Statement st = c.createStatement()) {
-            try (ResultSet r = st.executeQuery("SELECT count(*) FROM kine")) {
-                r.next();
-                all = r.getLong(1);
-            }
-            try (ResultSet r = st.executeQuery("SELECT count(*) FROM kine WHERE name NOT IN ('compact_rev_key', 'compact_rev_key_apiserver') AND name NOT LIKE 'gap-%'")) {
-                r.next();
-                keys = r.getLong(1);
-            }
-        }
+        long[] counts = dev.walkit.testdata.SqliteFile.numbers(copy, "SELECT count(*) FROM kine",
+                "SELECT count(*) FROM kine WHERE name NOT IN ('compact_rev_key', 'compact_rev_key_apiserver') AND name NOT LIKE 'gap-%'");
+        long all = counts[0];
+        long keys = counts[1];
         byte[] b = Files.readAllBytes(db);
         int leaf = -1;
         int leaves = 0;

@@ -117,6 +117,16 @@ public final class EtcdDbWriter implements Closeable {
         return revisions;
     }
 
+    /** The sub revision the next entry at main revision {@code main} takes: 0, or one past the last written at it. */
+    public long nextSub(long main) {
+        return main == lastMain ? lastSub + 1 : 0;
+    }
+
+    /** The last main revision written (-1: none). */
+    public long lastRevision() {
+        return lastMain;
+    }
+
     private byte[] revisionKey(long main, long sub, boolean tombstone) {
         if (main < lastMain || (main == lastMain && sub <= lastSub)) {
             throw new IllegalArgumentException("revision " + main + "." + sub + " after " + lastMain + "." + lastSub);

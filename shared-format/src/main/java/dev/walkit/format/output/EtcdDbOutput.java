@@ -61,8 +61,6 @@ public final class EtcdDbOutput {
             WalFile in = r.file();
             List<WalEntry> prefix = new ArrayList<>();
             boolean inPrefix = false;
-            long main = -1;
-            long sub = 0;
             for (ReadResult it; (it = r.next()) != null; ) {
                 if (it instanceof DamageSpan d) throw new IOException(wal + ": not a clean WAL to write as an etcd db: " + d);
                 WalEntry e = WalEntry.of((RecordView) it);
@@ -76,19 +74,13 @@ public final class EtcdDbOutput {
                     continue;
                 }
                 if (inPrefix) {
-                    main = writePrefix(w, in, prefix);
+                    writePrefix(w, in, prefix);
                     inPrefix = false;
                 }
-                if (e.revision() != main) {
-                    main = e.revision();
-                    sub = 0;
-                } else {
-                    sub++;
-                }
-                write(w, in, e, main, sub);
+                write(w, in, e);
             }
-            if (inPrefix) main = writePrefix(w, in, prefix);
-            if (bump > 0) compact = Math.max(main, compact) + bump;
+            if (inPrefix) writePrefix(w, in, prefix);
+            if (bump > 0) compact = Math.max(w.lastRevision(), compact) + bump;
             bytes = w.finish(leases, compact, -1);
             written = w.fingerprint();
         }
@@ -116,26 +108,17 @@ public final class EtcdDbOutput {
     }
 
     /** The prefix's keys in revision order (in key order within one): each its revision's next sub revision. */
-    private static long writePrefix(EtcdDbWriter w, WalFile in, List<WalEntry> prefix) throws IOException {
+    private static void writePrefix(EtcdDbWriter w, WalFile in, List<WalEntry> prefix) throws IOException {
         prefix.sort(Comparator.comparingLong(WalEntry::revision).thenComparing(WalEntry::key, KeyIndex.KEY_ORDER));
-        long main = -1;
-        long sub = 0;
-        for (WalEntry e : prefix) {
-            if (e.revision() != main) {
-                main = e.revision();
-                sub = 0;
-            } else {
-                sub++;
-            }
-            write(w, in, e, main, sub);
-        }
+        for (WalEntry e : prefix) write(w, in, e);
         prefix.clear();
-        return main;
     }
 
-    private static void write(EtcdDbWriter w, WalFile in, WalEntry e, long main, long sub) throws IOException {
-        if (e.isDelete()) w.tombstone(main, sub, e.key());
-        else w.put(main, sub, e.key(), e.createRevision(), e.version(), in.read(e.valueOffset(), e.valueLength()), e.lease());
+    /** {@code e} at its revision's next sub revision (a transaction's records in log order). */
+    private static void write(EtcdDbWriter w, WalFile in, WalEntry e) throws IOException {
+        long sub = w.nextSub(e.revision());
+        if (e.isDelete()) w.tombstone(e.revision(), sub, e.key());
+        else w.put(e.revision(), sub, e.key(), e.createRevision(), e.version(), in.read(e.valueOffset(), e.valueLength()), e.lease());
     }
 
 }
