@@ -64,6 +64,17 @@ class RunbookTest {
             Path db = kine.resolve("state.db");
             new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(db);
             dev.walkit.testdata.SqliteFile.zeroKineRoot(db);
+        } else if (fixture.equals("kine-only")) {
+            Files.createDirectories(kine);
+            new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(kine.resolve("state.db"));
+        } else if (fixture.equals("kine")) {
+            Files.createDirectories(kine);
+            new KineDbGenerator(KineDbGenerator.Options.of(1, 3000)).write(kine.resolve("state.db"));
+            etcd = EtcdCluster.start(dir.resolve("etcd"), 1);
+        } else if (fixture.equals("sample")) {
+            Files.createDirectories(store);
+            Files.copy(Fixtures.path("sample/wal"), store.resolve("wal"));
+            etcd = EtcdCluster.start(dir.resolve("etcd"), 1);
         } else {
             Files.createDirectories(store);
             Files.copy(Fixtures.path("vectors/" + fixture + "/wal"), store.resolve("wal"));
