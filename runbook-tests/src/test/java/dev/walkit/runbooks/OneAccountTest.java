@@ -1,9 +1,10 @@
 package dev.walkit.runbooks;
 
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.StoreHistory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.walkit.cli.Cli;
-import dev.walkit.doctor.LogIndex;
 import dev.walkit.doctor.Shell;
 import dev.walkit.doctor.ShellContext;
 import dev.walkit.doctor.WalDoctor;
@@ -100,7 +101,7 @@ class OneAccountTest {
 
     /** The shell's banner and {@code stats}, as an operator reads them. */
     static String shell(Path store) throws IOException {
-        try (LogIndex x = LogIndex.load(store, null)) {
+        try (StoreHistory x = Pass.history(store, null)) {
             StringWriter out = new StringWriter();
             StringWriter err = new StringWriter();
             ShellContext ctx = new ShellContext(x, false);
@@ -135,7 +136,7 @@ class OneAccountTest {
 
     /** serve's {@code walkit/account} key of {@code store} (the account as the endpoint serves it), or null when serve adds none. */
     static JsonNode served(Path store) throws IOException {
-        try (LogIndex x = LogIndex.load(store, null)) {
+        try (StoreHistory x = Pass.history(store, null)) {
             dev.walkit.doctor.ServedHistory h = new dev.walkit.doctor.ServedHistory(x, 0);
             dev.walkit.doctor.serve.EtcdEndpoint.overlayDamage(h);
             List<dev.walkit.format.KeyValue> kvs = new ArrayList<>();

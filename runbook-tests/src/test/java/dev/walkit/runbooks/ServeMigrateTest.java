@@ -1,7 +1,8 @@
 package dev.walkit.runbooks;
 
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.StoreHistory;
 import dev.walkit.cli.Cli;
-import dev.walkit.doctor.LogIndex;
 import dev.walkit.doctor.ServedHistory;
 import dev.walkit.doctor.serve.EtcdEndpoint;
 import dev.walkit.migrate.WalMigrate;
@@ -55,7 +56,7 @@ class ServeMigrateTest {
             Path out = dir.resolve("recovered");
             run(new WalRecover(), "--out", out.toString(), SAMPLE.toString());
             run(new WalMigrate(), "wal", "--wal", out.resolve("wal").toString(), "--endpoints", a.endpoints());
-            try (LogIndex x = LogIndex.load(SAMPLE, null);
+            try (StoreHistory x = Pass.history(SAMPLE, null);
                  EtcdEndpoint e = EtcdEndpoint.start(new ServedHistory(x, 0), new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null)) {
                 run(new WalMigrate(), "etcd", "--source-endpoints", "127.0.0.1:" + e.port(), "--endpoints", b.endpoints());
             }

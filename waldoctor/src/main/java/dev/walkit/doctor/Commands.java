@@ -1,5 +1,6 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.StoreHistory;
 import dev.walkit.cli.Revision;
 import dev.walkit.cli.render.AccountText;
 import dev.walkit.format.DamageSpan;
@@ -11,7 +12,6 @@ import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordView;
 import dev.walkit.format.WalReader;
 import dev.walkit.format.replay.DamageLocator;
-import dev.walkit.format.replay.KeyState;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -53,25 +53,19 @@ public final class Commands {
 
     /** Completes a key one path segment at a time, like a file system: /registry/po → /registry/pods/. */
     static List<String> completeKey(ShellContext ctx, String prefix) {
-        LogIndex.HistoryState[] keys = ctx.index.sortedKeys();
-        int from = ctx.index.from(prefix);
-        int to = ctx.index.to(prefix);
+        List<byte[]> keys = ctx.index.keys(keyBytes(prefix));
         TreeSet<String> out = new TreeSet<>();
-        for (int k = from; k < to; k++) {
-            out.add(segment(dev.walkit.cli.KeyText.quote(keys[k].key()), prefix));
+        for (int k = 0, to = keys.size(); k < to; k++) {
+            out.add(segment(dev.walkit.cli.KeyText.quote(keys.get(k)), prefix));
             if (out.size() > 500) {
                 // Capped: the last one too, so that what the line reader inserts (the candidates' common prefix)
                 // is the common prefix of every key under the prefix (in a sorted set, that of its first and last),
                 // not of the first 500 (pod-0.… of 191,819 events).
-                out.add(segment(dev.walkit.cli.KeyText.quote(keys[to - 1].key()), prefix));
+                out.add(segment(dev.walkit.cli.KeyText.quote(keys.get(to - 1)), prefix));
                 break;
             }
         }
         return new ArrayList<>(out);
-    }
-
-    private static String keyText(KeyState k) {
-        return dev.walkit.cli.KeyText.quote(k.key());
     }
 
     /** {@code key} up to the end of its path segment after {@code prefix} (with the slash), or whole. */
@@ -221,9 +215,9 @@ public final class Commands {
      * in the shell and one-shot in every format, asks this.
      */
     static String revisionProblem(ShellContext ctx, long r) {
-        long current = ctx.index.state().revision();
+        long current = ctx.index.revision();
         if (r != Long.MAX_VALUE && r > current) return "revision " + r + " is past the end of the log (its last revision is " + current + ")";
-        long compact = ctx.index.state().compactRevision();
+        long compact = ctx.index.compactRevision();
         if (r < compact) return "revision " + r + " is compacted (compact revision " + compact + ")";
         return null;
     }
@@ -238,14 +232,14 @@ public final class Commands {
         return ShellCommand.Outcome.OK;
     }
 
-    /** A version as a fact, or {@code ≥2 (a lower bound: …)} where the store does not know it ({@link LogIndex#versionIsLowerBound}). */
-    static String versionText(LogIndex index, KeyValue kv) {
+    /** A version as a fact, or {@code ≥2 (a lower bound: …)} where the store does not know it ({@link StoreHistory#versionIsLowerBound}). */
+    static String versionText(StoreHistory index, KeyValue kv) {
         return index.versionIsLowerBound(kv) ? "\u2265" + kv.version() + " (a lower bound: kine keeps no version, and its compaction removed this key's create row)"
                 : String.valueOf(kv.version());
     }
 
     /** {@code 3}, or {@code ≥3} where it is a lower bound. */
-    static String shortVersion(LogIndex index, KeyValue kv) {
+    static String shortVersion(StoreHistory index, KeyValue kv) {
         return (index.versionIsLowerBound(kv) ? "\u2265" : "") + kv.version();
     }
 
@@ -264,9 +258,9 @@ public final class Commands {
         long r = revisionFor(ctx, a, out);
         if (r < 0) return ShellCommand.Outcome.ERROR;
         String key = a.positional().get(0);
-        KeyValue kv = ctx.index.get(key, r);
+        KeyValue kv = ctx.index.get(keyBytes(key), r);
         if (kv == null) {
-            return error(out, ctx.index.history(key) == null ? "key not found: " + key : "key " + key + " is absent at revision " + (r == Long.MAX_VALUE ? "latest" : r));
+            return error(out, !ctx.index.ever(keyBytes(key)) ? "key not found: " + key : "key " + key + " is absent at revision " + (r == Long.MAX_VALUE ? "latest" : r));
         }
         if (output != null) {
             String[] why = new String[1];
@@ -291,28 +285,38 @@ public final class Commands {
         long limit = a.number("--limit", ctx.rows);
         if (limit < 0) return error(out, a.error());
         boolean fromKey = a.has("--from-key");
-        List<String> keys = fromKey ? ctx.index.liveKeysFrom(prefix, r, limit) : ctx.index.liveKeys(prefix, r, limit);
-        boolean more = limit > 0 && keys.size() > limit;
-        if (more) keys = keys.subList(0, (int) limit);
-        for (String key : keys) {
-            if (ctx.interrupted) return ShellCommand.Outcome.OK;
-            if (a.has("--keys-only")) {
-                out.println(key);
-            } else if (a.has("--print-value-only")) {
-                out.println(ValueView.render(key, ctx.index.get(key, r).value(), ctx.showSecrets));
-            } else {
-                KeyValue kv = ctx.index.get(key, r);
-                out.printf("%s  rev %d  %s%n", key, kv.modRevision(), ValueView.summary(key, kv.value(), ctx.showSecrets));
-            }
-        }
-        if (a.has("--print-value-only")) return ShellCommand.Outcome.OK; // the values alone, as etcdctl prints them
-        if (more) {
-            long all = fromKey ? ctx.index.liveCountFrom(prefix, r) : ctx.index.liveCount(prefix, r);
-            out.printf("… %,d of %,d keys shown (--limit N shows N, --limit 0 all)%n", keys.size(), all);
-        } else {
-            out.printf("%d key(s)%n", keys.size());
-        }
+        boolean keysOnly = a.has("--keys-only");
+        boolean valuesOnly = a.has("--print-value-only");
+        long[] shown = {0};
+        // Printed as read, in key order: a keys-only range reads no value.
+        long all = liveRange(ctx, prefix, fromKey, r, limit, !keysOnly, kv -> {
+            if (ctx.interrupted) return false;
+            String key = dev.walkit.cli.KeyText.quote(kv.key());
+            if (keysOnly) out.println(key);
+            else if (valuesOnly) out.println(ValueView.render(key, kv.value(), ctx.showSecrets));
+            else out.printf("%s  rev %d  %s%n", key, kv.modRevision(), ValueView.summary(key, kv.value(), ctx.showSecrets));
+            shown[0]++;
+            return true;
+        });
+        if (ctx.interrupted || valuesOnly) return ShellCommand.Outcome.OK; // the values alone, as etcdctl prints them
+        if (all > shown[0]) out.printf("… %,d of %,d keys shown (--limit N shows N, --limit 0 all)%n", shown[0], all);
+        else out.printf("%d key(s)%n", all);
         return ShellCommand.Outcome.OK;
+    }
+
+    /** The key a command was given, as bytes: the one printed form read back ({@link dev.walkit.cli.KeyText}). */
+    static byte[] keyBytes(String typed) {
+        return dev.walkit.cli.KeyText.unquote(typed);
+    }
+
+    /**
+     * The keys live at {@code rev} under {@code prefix} (or from it on, as etcdctl's --from-key), the first {@code limit}
+     * (0: all) handed to {@code v} in key order, values read only when asked: how many there are in all. The one range
+     * the shell and the one-shot commands ask ({@link StoreHistory#range}).
+     */
+    static long liveRange(ShellContext ctx, String prefix, boolean fromKey, long rev, long limit, boolean values, StoreHistory.Visitor v) {
+        byte[] k = keyBytes(prefix);
+        return ctx.index.range(k, fromKey ? new byte[0] : StoreHistory.prefixEnd(k), rev, limit == 0 ? Long.MAX_VALUE : limit, values, v);
     }
 
     private static ShellCommand.Outcome history(ShellContext ctx, Args a, PrintWriter out) {
@@ -322,10 +326,10 @@ public final class Commands {
         long limit = a.number("--limit", ctx.rows);
         if (limit < 0) return error(out, a.error());
         String key = a.positional().get(0);
-        List<KeyValue> events = ctx.index.events(key);
+        List<KeyValue> events = ctx.index.events(keyBytes(key));
         if (events == null) return error(out, "key not found: " + key);
         KeyValue prev = null;
-        long compact = ctx.index.state().compactRevision();
+        long compact = ctx.index.compactRevision();
         if (compact > 0 && events.get(0).modRevision() <= compact) {
             // What the compaction kept: the key's state at it, not how it got there.
             out.printf("(history before revision %d is compacted: the first event shown is the key's state then, its prev_kv unknown)%n", compact + 1);
@@ -371,7 +375,7 @@ public final class Commands {
         String w = a.positional().get(0);
         if (w.equals("latest")) {
             ctx.viewRevision = Long.MAX_VALUE;
-            out.println("viewing the latest revision " + ctx.index.state().revision());
+            out.println("viewing the latest revision " + ctx.index.revision());
             return ShellCommand.Outcome.OK;
         }
         long r;
@@ -383,7 +387,7 @@ public final class Commands {
         if (r < 0) return error(out, "not a revision: " + w);
         if (r == 0) { // as etcd's --rev 0 (and get --rev 0 here): the latest
             ctx.viewRevision = Long.MAX_VALUE;
-            out.println("viewing the latest revision " + ctx.index.state().revision() + " (revision 0 is the latest, as etcd's --rev 0)");
+            out.println("viewing the latest revision " + ctx.index.revision() + " (revision 0 is the latest, as etcd's --rev 0)");
             return ShellCommand.Outcome.OK;
         }
         String problem = revisionProblem(ctx, r);
@@ -400,7 +404,7 @@ public final class Commands {
             String problem = revisionProblem(ctx, r);
             if (problem != null) return error(out, problem);
         }
-        if (ctx.index.history(key) == null) return error(out, "key not found: " + key);
+        if (!ctx.index.ever(keyBytes(key))) return error(out, "key not found: " + key);
         java.util.Map<String, String> before = fields(ctx, key, r1);
         java.util.Map<String, String> after = fields(ctx, key, r2);
         if (before == null || after == null) {
@@ -424,7 +428,7 @@ public final class Commands {
 
     /** The key's object at {@code rev} as path → value (an absent key: no fields), or null when its value is no object. */
     private static java.util.Map<String, String> fields(ShellContext ctx, String key, long rev) {
-        KeyValue kv = ctx.index.get(key, rev);
+        KeyValue kv = ctx.index.get(keyBytes(key), rev);
         java.util.Map<String, String> out = new java.util.TreeMap<>();
         if (kv == null) return out;
         Object tree = ObjectView.tree(kv.value(), new String[1]);
@@ -456,32 +460,35 @@ public final class Commands {
         } catch (NumberFormatException e) {
             return error(out, "revisions are numbers");
         }
-        long compact = ctx.index.state().compactRevision();
+        long compact = ctx.index.compactRevision();
         if (Math.min(r1, r2) < compact) return error(out, "revision " + Math.min(r1, r2) + " is compacted (compact revision " + compact + ")");
         if (a.positional().size() == 3) return diffKey(ctx, a.positional().get(2), r1, r2, out);
-        int created = 0;
-        int changed = 0;
-        int deleted = 0;
-        AppliedRecords applied = ctx.index.applied();
-        for (LogIndex.HistoryState k : ctx.index.sortedKeys()) {
-            if (ctx.interrupted) return ShellCommand.Outcome.OK;
-            int i1 = ctx.index.appliedAt(k, r1);
-            int i2 = ctx.index.appliedAt(k, r2);
-            boolean live1 = i1 >= 0 && !applied.isDelete(i1);
-            boolean live2 = i2 >= 0 && !applied.isDelete(i2);
+        int[] n = new int[3]; // created, changed, deleted
+        ctx.index.changes(r1, r2, (key, kind, before, after) -> {
+            if (ctx.interrupted) return false;
             // Every change counted; the first --limit listed (on a terminal 100 unless asked).
-            boolean show = limit == 0 || created + changed + deleted < limit;
-            if (!live1 && live2) {
-                if (show) out.println("created  " + keyText(k) + " (rev " + applied.revision(i2) + ")");
-                created++;
-            } else if (live1 && !live2) {
-                if (show) out.println("deleted  " + keyText(k) + (i2 >= 0 ? " (rev " + applied.revision(i2) + ")" : ""));
-                deleted++;
-            } else if (live1 && i1 != i2) {
-                if (show) out.println("changed  " + keyText(k) + " (rev " + applied.revision(i1) + " -> " + applied.revision(i2) + ")");
-                changed++;
+            boolean show = limit == 0 || n[0] + n[1] + n[2] < limit;
+            String k = dev.walkit.cli.KeyText.quote(key);
+            switch (kind) {
+                case CREATED -> {
+                    if (show) out.println("created  " + k + " (rev " + after + ")");
+                    n[0]++;
+                }
+                case DELETED -> {
+                    if (show) out.println("deleted  " + k + (after >= 0 ? " (rev " + after + ")" : ""));
+                    n[2]++;
+                }
+                case CHANGED -> {
+                    if (show) out.println("changed  " + k + " (rev " + before + " -> " + after + ")");
+                    n[1]++;
+                }
             }
-        }
+            return true;
+        });
+        if (ctx.interrupted) return ShellCommand.Outcome.OK;
+        int created = n[0];
+        int changed = n[1];
+        int deleted = n[2];
         long all = (long) created + changed + deleted;
         if (limit > 0 && all > limit) out.printf("… %,d of %,d changes shown (--limit N shows N, --limit 0 all)%n", limit, all);
         out.printf("%d created, %d changed, %d deleted%n", created, changed, deleted);
@@ -489,8 +496,8 @@ public final class Commands {
     }
 
     private static ShellCommand.Outcome leases(ShellContext ctx, Args a, PrintWriter out) {
-        var m = ctx.index.state().leases();
-        LogIndex.EtcdFacts etcd = ctx.index.source().etcd();
+        var m = ctx.index.leaseMetadata();
+        StoreHistory.EtcdFacts etcd = ctx.index.source().etcd();
         if (etcd != null) {
             // etcd's lease bucket: every lease granted and not revoked, with its TTL, keys or not.
             etcd.leases().forEach((id, ttl) -> out.printf("lease %d (%016x): TTL %ds, %d live key(s)%n", id, id, ttl, m.keysByLease().getOrDefault(id, 0)));
@@ -526,16 +533,14 @@ public final class Commands {
             return error(out, "not a lease ID: " + a.positional().get(0) + " (decimal, or hex as 'leases' prints it and etcdctl takes it, 0x optional)");
         }
         int n = 0;
-        for (KeyState k : ctx.index.live()) {
+        for (byte[] k : ctx.index.liveOnLease(id)) {
             if (ctx.interrupted) return ShellCommand.Outcome.OK;
-            if (k.lease() == id) {
-                if (limit == 0 || n < limit) out.println(dev.walkit.cli.KeyText.quote(k.key()));
-                n++;
-            }
+            if (limit == 0 || n < limit) out.println(dev.walkit.cli.KeyText.quote(k));
+            n++;
         }
         if (n == 0) {
             // A lease etcd granted and holds, with no key on it now: as etcdctl lease timetolive shows it (exit 0).
-            LogIndex.EtcdFacts etcd = ctx.index.source().etcd();
+            StoreHistory.EtcdFacts etcd = ctx.index.source().etcd();
             Long ttl = etcd == null ? null : etcd.leases().get(id);
             if (ttl != null) {
                 out.printf("lease %d (%016x): TTL %ds, 0 live keys%n", id, id, ttl);
@@ -665,7 +670,7 @@ public final class Commands {
         int redacted = 0;
         if (!ctx.showSecrets) {
             // A Secret's value bytes, as every other command redacts them.
-            for (long[] v : ctx.index.valueSpans(ValueView.SECRETS, off, off + len)) {
+            for (long[] v : ctx.index.valueSpans(keyBytes(ValueView.SECRETS), off, off + len)) {
                 for (long i = Math.max(v[0], off); i < Math.min(v[1], off + len); i++) {
                     if (!hidden[(int) (i - off)]) redacted++;
                     hidden[(int) (i - off)] = true;

@@ -1,5 +1,6 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.StoreHistory;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.format.assess.Assessment;
 import dev.walkit.format.DamageKind;
@@ -7,8 +8,6 @@ import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
 import dev.walkit.format.account.Account;
 import dev.walkit.format.replay.DamageLocator;
-import dev.walkit.format.replay.KeyState;
-import dev.walkit.format.replay.Replayer;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,7 +18,7 @@ import java.util.PriorityQueue;
 
 /**
  * The incident report: what the log is, what is wrong with it, what it costs, the field's known
- * signatures recognised, and the next command(s) to run: a value made from a {@link LogIndex} ({@link #of}),
+ * signatures recognised, and the next command(s) to run: a value made from a {@link StoreHistory} ({@link #of}),
  * printed by one {@link DiagnosisPrinter} per {@code -w} format.
  */
 public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> largest, List<Long> writesPerTenth,
@@ -79,49 +78,44 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
 
 
     /** Diagnoses the log {@code x} holds. */
-    public static Diagnosis of(LogIndex x) {
+    public static Diagnosis of(StoreHistory x) {
         return new Builder(x).build();
     }
 
-    /** Works the diagnosis out of a {@link LogIndex}. */
+    /** Works the diagnosis out of a {@link StoreHistory}. */
     private static final class Builder {
-        final LogIndex x;
+        final StoreHistory x;
         final List<Resource> resources = new ArrayList<>();
-        final List<KeyState> largest = new ArrayList<>();
+        final List<Largest> largest = new ArrayList<>();
         final long[] writesPerDecile = new long[10];
         final List<Signature> signatures = new ArrayList<>();
         final List<String> next = new ArrayList<>();
         final Assessment.Verdict verdict;
         final dev.walkit.format.replay.LeaseMetadata leases;
 
-        Builder(LogIndex x) {
+        Builder(StoreHistory x) {
             this.x = x;
-            Replayer s = x.state();
-            this.leases = s.leases();
+            this.leases = x.leaseMetadata();
             ResourceTable byResource = new ResourceTable();
-            long first = Math.max(1, s.compactRevision());
-            long span = Math.max(1, s.revision() - first + 1);
-            AppliedRecords applied = x.applied();
-            for (int id = 0, n = applied.size(); id < n; id++) {
-                int d = (int) Math.min(9, Math.max(0, (applied.revision(id) - first) * 10 / span));
-                writesPerDecile[d]++;
-            }
+            long first = Math.max(1, x.compactRevision());
+            long span = Math.max(1, x.revision() - first + 1);
+            x.forEachAppliedRevision(rev -> writesPerDecile[(int) Math.min(9, Math.max(0, (rev - first) * 10 / span))]++);
             // In no order (no sort, no string per key): a key's resource is read off its bytes.
-            PriorityQueue<KeyState> top = new PriorityQueue<>(LARGEST.reversed());
-            s.keys().forEach(k -> {
-                LogIndex.HistoryState h = (LogIndex.HistoryState) k;
-                if (h.count == 0 && !h.live()) return;
-                long[] r = byResource.counts(h.key());
-                r[2] += h.count;
-                if (h.live()) {
+            PriorityQueue<Largest> top = new PriorityQueue<>(LARGEST.reversed());
+            x.forEachKey((key, writes, live, valueLength) -> {
+                long[] r = byResource.counts(key);
+                r[2] += writes;
+                if (live) {
                     r[0]++;
-                    r[1] += h.valueLength();
-                    top.add(h);
-                    if (top.size() > 5) top.poll();
+                    r[1] += valueLength;
+                    if (top.size() < 5 || valueLength >= top.peek().bytes()) {
+                        top.add(new Largest(key, valueLength));
+                        if (top.size() > 5) top.poll();
+                    }
                 }
             });
             byResource.sorted().forEach((n, r) -> resources.add(new Resource(n, r[0], r[1], r[2])));
-            List<KeyState> big = new ArrayList<>(top);
+            List<Largest> big = new ArrayList<>(top);
             big.sort(LARGEST);
             largest.addAll(big);
             recognise();
@@ -142,9 +136,8 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         }
 
         Diagnosis build() {
-            List<Largest> big = largest.stream().map(k -> new Largest(k.key(), k.valueLength())).toList();
             List<Long> tenths = java.util.Arrays.stream(writesPerDecile).boxed().toList();
-            return new Diagnosis(facts(), resources, big, tenths, signatures, next, LostWindows.of(x), x.account());
+            return new Diagnosis(facts(), resources, largest, tenths, signatures, next, LostWindows.of(x), x.account());
         }
 
         private void recognise() {
@@ -162,12 +155,11 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
                     default -> { }
                 }
             }
-            Replayer s = x.state();
-            long regressions = s.findingCounts().getOrDefault(DamageKind.REVISION_REGRESSION, 0);
+            long regressions = x.findingCounts().getOrDefault(DamageKind.REVISION_REGRESSION, 0);
             if (regressions > 0) {
                 signatures.add(new Signature("duplicated-tail", regressions + " transaction(s) repeat earlier revisions: a tail appended twice; the first occurrence wins"));
             }
-            if (s.findingCounts().containsKey(DamageKind.TRUNCATED_SNAPSHOT)) {
+            if (x.findingCounts().containsKey(DamageKind.TRUNCATED_SNAPSHOT)) {
                 signatures.add(new Signature("truncated-snapshot", "a compaction's snapshot prefix lost records: keys live at the compact revision may be missing"));
             }
             if (x.leftoverCompaction() != null) {
@@ -230,6 +222,6 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
     }
 
     /** The largest values first; among equal sizes, in key order. */
-    private static final Comparator<KeyState> LARGEST = Comparator.comparingInt(KeyState::valueLength).reversed()
-            .thenComparing(KeyState::key, dev.walkit.format.replay.KeyIndex.KEY_ORDER);
+    private static final Comparator<Largest> LARGEST = Comparator.comparingLong(Largest::bytes).reversed()
+            .thenComparing(Largest::key, java.util.Arrays::compareUnsigned);
 }

@@ -1,5 +1,6 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.StoreHistory;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.replay.DamageLocator;
@@ -30,7 +31,7 @@ public final class LostWindows {
     private LostWindows() {
     }
 
-    static List<Window> of(LogIndex x) {
+    static List<Window> of(StoreHistory x) {
         if (!x.source().isWal() || x.format() != WalFormat.V2) return List.of();
         List<Window> out = new ArrayList<>();
         for (DamageLocator.Located l : x.damage()) {

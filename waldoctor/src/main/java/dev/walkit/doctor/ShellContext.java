@@ -1,8 +1,10 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.StoreHistory;
+
 /** What the shell's commands share: the loaded log, the revision being viewed, display switches. */
 public final class ShellContext {
-    final LogIndex index;
+    final StoreHistory index;
     final boolean showSecrets;
     /** The revision {@code at} set; Long.MAX_VALUE for the latest. */
     long viewRevision = Long.MAX_VALUE;
@@ -11,12 +13,12 @@ public final class ShellContext {
     /** Set by Ctrl-C while a command runs: its loops stop, and the shell goes back to the prompt. */
     volatile boolean interrupted;
 
-    public ShellContext(LogIndex index, boolean showSecrets) {
+    public ShellContext(StoreHistory index, boolean showSecrets) {
         this.index = index;
         this.showSecrets = showSecrets;
     }
 
-    public LogIndex index() {
+    public StoreHistory index() {
         return index;
     }
 }

@@ -1,5 +1,6 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.StoreHistory;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.Json;
 import dev.walkit.cli.OutputFormat;
@@ -57,11 +58,11 @@ final class StructuredOutput {
         String key = a.positional().isEmpty() ? "" : a.positional().get(0);
         switch (ranged ? "range" : command) {
             case "get" -> {
-                KeyValue kv = ctx.index.get(key, rev);
+                KeyValue kv = ctx.index.get(Commands.keyBytes(key), rev);
                 if (kv != null) kvs.add(kv);
             }
             case "history" -> {
-                List<KeyValue> events = ctx.index.events(key);
+                List<KeyValue> events = ctx.index.events(Commands.keyBytes(key));
                 if (events != null) {
                     // --limit N: the latest N, as the text form shows them.
                     more = limit > 0 && events.size() > limit;
@@ -69,9 +70,9 @@ final class StructuredOutput {
                 }
             }
             default -> {
-                List<String> keys = a.has("--from-key") ? ctx.index.liveKeysFrom(key, rev, limit) : ctx.index.liveKeys(key, rev, limit);
-                more = limit > 0 && keys.size() > limit;
-                for (String k : more ? keys.subList(0, (int) limit) : keys) kvs.add(ctx.index.get(k, rev));
+                // A keys-only answer reads no value.
+                long all = Commands.liveRange(ctx, key, a.has("--from-key"), rev, limit, !a.has("--keys-only"), kvs::add);
+                more = all > kvs.size();
             }
         }
         boolean keysOnly = a.has("--keys-only");
@@ -79,7 +80,7 @@ final class StructuredOutput {
             // As etcdctl get -w json: a document that holds no key (count 0), and the not-found line and code besides.
             if (format == OutputFormat.JSON) {
                 out.println(new Json().beginObject().field("schema", SCHEMA).field("command", command)
-                        .field("revision", rev == Long.MAX_VALUE ? ctx.index.state().revision() : rev).name("kvs").beginArray().endArray()
+                        .field("revision", rev == Long.MAX_VALUE ? ctx.index.revision() : rev).name("kvs").beginArray().endArray()
                         .field("count", 0).field("more", false).endObject());
                 out.flush();
             }
@@ -88,7 +89,7 @@ final class StructuredOutput {
         }
         if (format == OutputFormat.JSON) {
             Json j = new Json().beginObject().field("schema", SCHEMA).field("command", command)
-                    .field("revision", rev == Long.MAX_VALUE ? ctx.index.state().revision() : rev);
+                    .field("revision", rev == Long.MAX_VALUE ? ctx.index.revision() : rev);
             j.name("kvs").beginArray();
             for (KeyValue kv : kvs) kvJson(j, kv, keysOnly, ctx.showSecrets, ctx.index.versionIsLowerBound(kv));
             j.endArray().field("count", kvs.size()).field("more", more);
@@ -144,14 +145,14 @@ final class StructuredOutput {
             err.println("waldoctor leases: usage: " + Commands.table().get("leases").usage());
             return ExitCode.USAGE.code();
         }
-        var m = ctx.index.state().leases();
-        LogIndex.EtcdFacts etcd = ctx.index.source().etcd();
+        var m = ctx.index.leaseMetadata();
+        StoreHistory.EtcdFacts etcd = ctx.index.source().etcd();
         boolean kine = ctx.index.source().kind() == dev.walkit.format.account.Store.Kind.KINE;
         java.util.Map<Long, Long> ttl = new java.util.TreeMap<>();
         if (etcd != null) ttl.putAll(etcd.leases());
         else m.keysByLease().keySet().forEach(id -> ttl.put(id, kine ? id : null));
         if (format == OutputFormat.JSON) {
-            Json j = new Json().beginObject().field("schema", LEASES_SCHEMA).field("command", "leases").field("revision", ctx.index.state().revision());
+            Json j = new Json().beginObject().field("schema", LEASES_SCHEMA).field("command", "leases").field("revision", ctx.index.revision());
             j.name("leases").beginArray();
             ttl.forEach((id, t) -> {
                 j.beginObject().field("id", id).field("id_hex", String.format("%016x", id));

@@ -1,5 +1,7 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.StoreHistory;
 import dev.walkit.cli.Cli;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.cli.OutputFormat;
@@ -81,7 +83,7 @@ public final class WalDoctor implements Callable<Integer> {
     /** What a command does with the loaded log; returns the exit code. */
     @FunctionalInterface
     interface WithIndex {
-        int run(LogIndex x) throws IOException;
+        int run(StoreHistory x) throws IOException;
     }
 
     /**
@@ -89,7 +91,7 @@ public final class WalDoctor implements Callable<Integer> {
      * command's name ({@code waldoctor diagnose:}).
      */
     static int withIndex(String name, Path path, PrintWriter err, boolean progress, WithIndex action) {
-        try (LogIndex x = load(path, err, progress)) {
+        try (StoreHistory x = load(path, err, progress)) {
             return action.run(x);
         } catch (IOException | UncheckedIOException e) {
             err.println(name + ": " + dev.walkit.cli.IoErrors.describe(e));
@@ -97,13 +99,13 @@ public final class WalDoctor implements Callable<Integer> {
         }
     }
 
-    static LogIndex load(Path path, PrintWriter err, boolean progress) throws IOException {
+    static StoreHistory load(Path path, PrintWriter err, boolean progress) throws IOException {
         err.flush();
         // The bar counts the WAL's bytes; another store's history is read into its WAL form first (no bar for it).
         dev.walkit.format.pass.Pass.Input store = dev.walkit.format.pass.Pass.input(path);
         long size = store.kind() == dev.walkit.format.account.Store.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
         try (dev.walkit.cli.Progress bar = dev.walkit.cli.Progress.of("loading", size, progress)) {
-            return LogIndex.load(path, bar);
+            return Pass.history(path, bar);
         }
     }
 
@@ -271,7 +273,7 @@ public final class WalDoctor implements Callable<Integer> {
             });
         }
 
-        private int answer(LogIndex x, List<String> words, String name, PrintWriter out, PrintWriter err) {
+        private int answer(StoreHistory x, List<String> words, String name, PrintWriter out, PrintWriter err) {
             ShellContext ctx = new ShellContext(x, showSecrets);
             if (writeOut.format() != OutputFormat.SIMPLE) return StructuredOutput.run(command.name(), ctx, words, writeOut.format(), out, err);
             List<String> line = new ArrayList<>();

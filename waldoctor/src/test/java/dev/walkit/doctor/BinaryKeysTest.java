@@ -1,5 +1,7 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.StoreHistory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.walkit.cli.KeyText;
@@ -77,7 +79,7 @@ class BinaryKeysTest {
 
     @Test
     void theShellScriptsAsAShellDoes() throws Exception {
-        try (LogIndex x = LogIndex.load(log(), null)) {
+        try (StoreHistory x = Pass.history(log(), null)) {
             StringWriter out = new StringWriter();
             StringWriter err = new StringWriter();
             String script = "# a comment line\n"
@@ -130,7 +132,7 @@ class BinaryKeysTest {
         assertEquals(0, range.exit(), range.err());
         List<String> printed = range.out().lines().filter(l -> l.startsWith("/")).toList();
         assertEquals(new ArrayList<>(keys.keySet()).size(), printed.size(), range.out());
-        try (LogIndex x = LogIndex.load(wal, null)) {
+        try (StoreHistory x = Pass.history(wal, null)) {
             StringBuilder script = new StringBuilder();
             for (String k : printed) {
                 assertArrayEquals(keys.get(k), KeyText.unquote(k), k);

@@ -1,5 +1,7 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.StoreHistory;
 import dev.walkit.format.KeyValue;
 import dev.walkit.testdata.EtcdCluster;
 import dev.walkit.testdata.Etcdctl;
@@ -105,10 +107,10 @@ class EtcdDbSourceTest {
         return m;
     }
 
-    static Map<String, List<Object>> answered(LogIndex x, long rev) {
+    static Map<String, List<Object>> answered(StoreHistory x, long rev) {
         Map<String, List<Object>> m = new TreeMap<>();
-        for (String k : x.liveKeys("/", rev, 0)) {
-            KeyValue kv = x.get(k, rev);
+        for (String k : TextKeys.liveKeys(x, "/", rev)) {
+            KeyValue kv = TextKeys.get(x, k, rev);
             m.put(k, List.of(new String(kv.value(), StandardCharsets.UTF_8), kv.createRevision(), kv.modRevision(), kv.version(), kv.lease()));
         }
         return m;
@@ -117,18 +119,18 @@ class EtcdDbSourceTest {
     @Test
     void everyRevisionFromTheCompactionOnIsAnsweredAsEtcdAnswersIt() throws Exception {
         assertTrue(last > compact + 5, "revisions after the compaction: " + compact + ".." + last);
-        try (LogIndex x = LogIndex.load(snapshot, null)) {
+        try (StoreHistory x = Pass.history(snapshot, null)) {
             assertEquals(dev.walkit.format.account.Store.Kind.ETCD_DB, x.source().kind());
-            assertEquals(compact, x.state().compactRevision(), "the compact revision is the db's");
-            assertEquals(last, x.state().revision());
+            assertEquals(compact, x.compactRevision(), "the compact revision is the db's");
+            assertEquals(last, x.revision());
             for (long r = compact; r <= last; r++) assertEquals(served(r), answered(x, r), "revision " + r);
-            assertEquals(20_000, x.get("/registry/configmaps/kube-system/big", last).value().length);
-            assertEquals(distinct(100_000, 'A'), new String(x.get("/registry/configmaps/kube-system/huge", last).value(), StandardCharsets.UTF_8));
-            assertTrue(x.liveCount("/registry/events/", last) == 700, "800 events put, 100 deleted");
-            assertTrue(x.state().findings().isEmpty(), "etcd's own history breaks no rule of the WAL's: " + x.state().findings());
+            assertEquals(20_000, TextKeys.get(x, "/registry/configmaps/kube-system/big", last).value().length);
+            assertEquals(distinct(100_000, 'A'), new String(TextKeys.get(x, "/registry/configmaps/kube-system/huge", last).value(), StandardCharsets.UTF_8));
+            assertTrue(TextKeys.liveCount(x, "/registry/events/", last) == 700, "800 events put, 100 deleted");
+            assertTrue(x.account().findings().isEmpty(), "etcd's own history breaks no rule of the WAL's: " + x.account().findings());
             assertTrue(x.source().etcd().damage().isEmpty(), x.source().etcd().damage().toString());
             // Before the compaction there is nothing to answer with: the history is gone.
-            assertNull(x.history("/registry/configmaps/default/b") == null ? null : x.get("/registry/configmaps/default/b", compact - 1),
+            assertNull(!x.ever(dev.walkit.cli.KeyText.unquote("/registry/configmaps/default/b")) ? null : TextKeys.get(x, "/registry/configmaps/default/b", compact - 1),
                     "b was deleted before the compaction: the db does not keep it");
         }
     }
@@ -181,7 +183,7 @@ class EtcdDbSourceTest {
 
     @Test
     void theLeasesAreTheGrantedOnesWithTheirTtls() throws Exception {
-        try (LogIndex x = LogIndex.load(snapshot, null)) {
+        try (StoreHistory x = Pass.history(snapshot, null)) {
             assertEquals(LEASES, x.source().etcd().leases());
             for (Map.Entry<Long, Long> e : LEASES.entrySet()) assertEquals(e.getValue(), Etcdctl.grantedTtl(ep, e.getKey()));
         }
@@ -195,7 +197,7 @@ class EtcdDbSourceTest {
         // The live member's db is copied (etcd holds it open and locked); the copy is a stopped member's.
         Files.createDirectories(copy.resolve("member/snap"));
         Files.copy(data.resolve("member/snap/db"), copy.resolve("member/snap/db"));
-        try (LogIndex x = LogIndex.load(copy, null)) {
+        try (StoreHistory x = Pass.history(copy, null)) {
             assertEquals(copy.resolve("member/snap/db"), x.source().file());
             assertEquals(served(last), answered(x, last));
         }

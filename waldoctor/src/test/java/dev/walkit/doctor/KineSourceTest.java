@@ -1,5 +1,7 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.StoreHistory;
 import dev.walkit.format.KeyValue;
 import dev.walkit.testdata.Etcdctl;
 import dev.walkit.testdata.KineServer;
@@ -69,23 +71,23 @@ class KineSourceTest {
         assertTrue(Files.exists(data.resolve("state.db-wal")), "kine's rows partly in its -wal");
         byte[] before = Files.readAllBytes(data.resolve("state.db-wal"));
         // k3s's server/db directory names its state.db.
-        try (LogIndex x = LogIndex.load(data, null)) {
+        try (StoreHistory x = Pass.history(data, null)) {
             assertEquals(dev.walkit.format.account.Store.Kind.KINE, x.source().kind());
-            assertEquals(last, x.state().revision());
+            assertEquals(last, x.revision());
             Map<String, String> values = new TreeMap<>();
             for (long r = 1; r <= last; r++) {
                 Map<String, List<Long>> got = new TreeMap<>();
-                for (String key : x.liveKeys("/registry/", r, 0)) {
-                    KeyValue kv = x.get(key, r);
+                for (String key : TextKeys.liveKeys(x, "/registry/", r)) {
+                    KeyValue kv = TextKeys.get(x, key, r);
                     values.put(r + " " + key, new String(kv.value(), StandardCharsets.UTF_8));
                     got.put(key, List.of(kv.createRevision(), kv.modRevision(), kv.lease()));
                 }
                 assertEquals(served.get(r), got, "revision " + r);
             }
             assertEquals(servedValues, values);
-            assertTrue(x.state().findings().isEmpty(), "kine's history breaks no rule: " + x.state().findings());
-            assertEquals(3, x.events("/registry/configmaps/ns0/cm-0").size(), "a create and two updates");
-            assertEquals(List.of(1L, 2L, 3L), x.events("/registry/configmaps/ns0/cm-0").stream().map(KeyValue::version).toList(),
+            assertTrue(x.account().findings().isEmpty(), "kine's history breaks no rule: " + x.account().findings());
+            assertEquals(3, TextKeys.events(x, "/registry/configmaps/ns0/cm-0").size(), "a create and two updates");
+            assertEquals(List.of(1L, 2L, 3L), TextKeys.events(x, "/registry/configmaps/ns0/cm-0").stream().map(KeyValue::version).toList(),
                     "versions counted from the rows");
         }
         assertTrue(java.util.Arrays.equals(before, Files.readAllBytes(data.resolve("state.db-wal"))), "the source's -wal is untouched");

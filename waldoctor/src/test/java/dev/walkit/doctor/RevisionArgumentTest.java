@@ -1,5 +1,7 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.StoreHistory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.walkit.format.Fixtures;
@@ -46,7 +48,7 @@ class RevisionArgumentTest {
 
     /** The shell's answers (stdout, then stderr) to {@code commands} on {@code store}. */
     static String shell(String store, String commands) throws Exception {
-        try (LogIndex x = LogIndex.load(java.nio.file.Path.of(store), null)) {
+        try (StoreHistory x = Pass.history(java.nio.file.Path.of(store), null)) {
             java.io.StringWriter out = new java.io.StringWriter();
             java.io.StringWriter err = new java.io.StringWriter();
             Shell.piped(new ShellContext(x, false), new java.io.BufferedReader(new java.io.StringReader(commands)),

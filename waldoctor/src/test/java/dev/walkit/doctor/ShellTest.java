@@ -1,5 +1,7 @@
 package dev.walkit.doctor;
 
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.StoreHistory;
 import dev.walkit.format.Fixtures;
 import org.jline.terminal.impl.DumbTerminal;
 import org.junit.jupiter.api.AfterAll;
@@ -21,11 +23,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The REPL driven through jline's DumbTerminal over piped streams, and its piped (runbook) form. */
 class ShellTest {
-    private static LogIndex index;
+    private static StoreHistory index;
 
     @BeforeAll
     static void load() throws Exception {
-        index = LogIndex.load(Fixtures.path("vectors/small/wal"), null);
+        index = Pass.history(Fixtures.path("vectors/small/wal"), null);
     }
 
     @AfterAll
@@ -49,7 +51,7 @@ class ShellTest {
         assertTrue(s.contains("error: LEN must be 1 or more"), s);
         java.nio.file.Path wal = dir.resolve("wal");
         new dev.walkit.testdata.K8sWalGenerator(dev.walkit.testdata.K8sWalGenerator.Options.of(3, 3 << 20)).write(wal);
-        try (LogIndex big = LogIndex.load(wal, null)) {
+        try (StoreHistory big = Pass.history(wal, null)) {
             java.io.StringWriter out = new java.io.StringWriter();
             Shell.piped(new ShellContext(big, false), new java.io.BufferedReader(new java.io.StringReader("hexdump 0 2000000\n")),
                     new java.io.PrintWriter(out, true), new java.io.PrintWriter(new java.io.StringWriter(), true));
@@ -69,7 +71,7 @@ class ShellTest {
     @Test
     void atZeroIsTheLatestAsEtcdsRevZeroAndANegativeRevisionIsRefused() throws Exception {
         String s = interactive("at 5\nat 0\nstats\nat -3\nquit\n");
-        assertTrue(s.contains("viewing the latest revision " + index.state().revision() + " (revision 0 is the latest, as etcd's --rev 0)"), s);
+        assertTrue(s.contains("viewing the latest revision " + index.revision() + " (revision 0 is the latest, as etcd's --rev 0)"), s);
         assertTrue(!s.contains("viewing revision 0"), s);
         assertTrue(!s.substring(s.indexOf("as etcd's --rev 0")).contains("viewing revision 5"), "the view went back to the latest: " + s);
         assertTrue(s.contains("error: not a revision: -3"), s);
@@ -79,7 +81,7 @@ class ShellTest {
     void answersCommandsAndErrors() throws Exception {
         String s = interactive("get /registry/configmaps/ns0/cm-0\nget /registry/none\nat 5\nat 99999\nstats\nbogus\nquit\n");
         assertSays(s, "mod_revision: 203", "error: key not found: /registry/none", "viewing revision 5",
-                "error: revision 99999 is past the end of the log (its last revision is " + index.state().revision() + ")",
+                "error: revision 99999 is past the end of the log (its last revision is " + index.revision() + ")",
                 "error: unknown command 'bogus'");
         assertTrue(s.contains("waldoctor@5> "), "the prompt shows the viewed revision: " + s);
     }
@@ -96,10 +98,10 @@ class ShellTest {
                 log.write(enc.encode(dev.walkit.format.KeyValue.put(key.getBytes(java.nio.charset.StandardCharsets.UTF_8), i + 1, i + 1, 1, new byte[] {1}, 0)));
             }
             java.nio.file.Files.write(wal, log.toByteArray());
-            try (LogIndex big = LogIndex.load(wal, null)) {
+            try (StoreHistory big = Pass.history(wal, null)) {
                 ShellContext ctx = new ShellContext(big, false);
                 String prefix = "/registry/events/default/";
-                List<String> keys = big.keys(prefix);
+                List<String> keys = TextKeys.keys(big, prefix);
                 List<String> offered = Commands.completeKey(ctx, prefix);
                 assertTrue(offered.size() > 500, "a set larger than the cap: " + offered.size() + " of " + keys.size());
                 assertEquals(commonPrefix(keys), commonPrefix(offered), "what the line reader inserts is common to every key");
@@ -122,7 +124,7 @@ class ShellTest {
 
     @Test
     void aListingOnATerminalIsBoundedUnlessAsked() throws Exception {
-        long all = index.liveCount("/registry/", Long.MAX_VALUE);
+        long all = TextKeys.liveCount(index, "/registry/", Long.MAX_VALUE);
         assertTrue(all > Shell.ROWS, "the fixture has more keys than a screenful: " + all);
         String s = interactive("range /registry/ --keys-only\nquit\n");
         assertEquals(Shell.ROWS, s.lines().filter(l -> l.replace("waldoctor> ", "").startsWith("/registry/")).count(), s);
@@ -134,19 +136,19 @@ class ShellTest {
     @Test
     void aLongHistoryOnATerminalShowsTheLatestEvents() throws Exception {
         // The key with the most events in the fixture.
-        String key = index.keys("").stream().max(java.util.Comparator.comparingInt(k -> index.events(k).size())).orElseThrow();
-        int n = index.events(key).size();
+        String key = TextKeys.keys(index, "").stream().max(java.util.Comparator.comparingInt(k -> TextKeys.events(index, k).size())).orElseThrow();
+        int n = TextKeys.events(index, key).size();
         assertTrue(n > 3, key + " has " + n + " events");
         String s = interactive("history " + key + " --limit 3\nquit\n");
         assertTrue(s.contains("… " + (n - 3) + " earlier event(s) of " + n + " not shown (--limit N shows N, --limit 0 all)"), s);
         assertEquals(3, s.lines().filter(l -> l.replace("waldoctor> ", "").startsWith("rev ")).count(), s);
-        long last = index.events(key).get(n - 1).modRevision();
+        long last = TextKeys.events(index, key).get(n - 1).modRevision();
         assertTrue(s.contains("rev " + last), "the latest is shown: " + s);
     }
 
     @Test
     void aLongDiffOnATerminalListsTheFirstChangesAndCountsThemAll() throws Exception {
-        long top = index.state().revision();
+        long top = index.revision();
         String all = interactive("diff 1 " + top + " --limit 0\nquit\n");
         long n = all.lines().filter(l -> l.replace("waldoctor> ", "").matches("(created|changed|deleted)  .*")).count();
         assertTrue(n > 3, "changes: " + n);
@@ -166,7 +168,7 @@ class ShellTest {
             log.write(enc.encode(dev.walkit.format.KeyValue.put(("/registry/leases/k-" + i).getBytes(StandardCharsets.UTF_8), i + 1, i + 1, 1, new byte[] {1}, 5)));
         }
         java.nio.file.Files.write(wal, log.toByteArray());
-        try (LogIndex x = LogIndex.load(wal, null)) {
+        try (StoreHistory x = Pass.history(wal, null)) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             try (DumbTerminal t = new DumbTerminal("test", "dumb", new ByteArrayInputStream("lease 5 --limit 1\nlease 5 --limit 0\nquit\n".getBytes(StandardCharsets.UTF_8)),
                     out, StandardCharsets.UTF_8)) {
@@ -184,7 +186,7 @@ class ShellTest {
     @Test
     void aRevisionPastTheEndAndANegativeLimitAreOneLineErrors() throws Exception {
         String s = interactive("get /registry/configmaps/ns0/cm-0 --rev 99999\nrange /registry/ --limit -1\nquit\n");
-        assertSays(s, "error: revision 99999 is past the end of the log (its last revision is " + index.state().revision() + ")",
+        assertSays(s, "error: revision 99999 is past the end of the log (its last revision is " + index.revision() + ")",
                 "error: --limit takes a non-negative number, not '-1'");
         assertFalse(s.contains("mod_revision"), "no value shown for a revision past the end: " + s);
     }
@@ -239,7 +241,7 @@ class ShellTest {
         // A Tab after a unique segment prefix completes it in the line buffer; the completed line then runs.
         String s = interactive("range /registry/co\t --keys-only --limit 1\nquit\n");
         assertTrue(s.contains("/registry/configmaps/ns0/cm-0"), s);
-        long all = index.liveCount("/registry/configmaps/", Long.MAX_VALUE);
+        long all = TextKeys.liveCount(index, "/registry/configmaps/", Long.MAX_VALUE);
         assertTrue(s.contains("… 1 of " + all + " keys shown (--limit N shows N, --limit 0 all)") && !s.contains("/registry/configmaps/ns0/cm-1"), s);
     }
 

@@ -161,6 +161,16 @@ public final class Pass {
         }
     }
 
+    /**
+     * The pass's read-only history of the store at {@code path} (any store: sniffed as {@link #input} sniffs it), keyed by
+     * bytes: get, range (keys only copying no value), a key's history, the events in revision order, the leases, at any
+     * revision, with the same {@link Account} {@link #read} gives at semantic level. What the shell, the one-shot
+     * commands, the report and serve answer from. {@code progress} sees the offset read now and then, or is null.
+     */
+    public static StoreHistory history(Path path, java.util.function.LongConsumer progress) throws IOException {
+        return StoreHistory.load(path, progress);
+    }
+
     /** The finding a compaction's leftover file beside the log is: reported, not damage (wal stays authoritative, §6). */
     public static Finding leftoverFinding(Path leftover) {
         return new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, leftover + " exists: a compaction did not finish");

@@ -3,32 +3,19 @@ package dev.walkit.doctor.serve;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.account.Account;
 import dev.walkit.format.account.Store;
+import dev.walkit.format.pass.StoreHistory.EventVisitor;
+import dev.walkit.format.pass.StoreHistory.Lease;
+import dev.walkit.format.pass.StoreHistory.Visitor;
 
-import java.util.List;
 import java.util.Map;
 
 /**
  * What the endpoint serves: a store's history, read-only, asked as etcd's API asks (a range at a revision, the events
- * of a watch, the leases), with the account of the pass that read it. The endpoint knows only this; the index that
- * answers it is the doctor's, plugged in from above (no cycle between the packages).
+ * of a watch, the leases), with the account of the pass that read it: the pass's {@link dev.walkit.format.pass.StoreHistory}
+ * at a served revision, with what serve says beside it. The endpoint knows only this, plugged in from above (no cycle
+ * between the packages).
  */
 public interface History {
-    /** A key's state in a range answer: its fields, its value not read when only keys were asked for. */
-    interface Visitor {
-        /** Returns false to stop. */
-        boolean visit(KeyValue kv);
-    }
-
-    /** One event of the history: a PUT or DELETE (kv, as the log wrote it) and the key's state before it, or null. */
-    interface EventVisitor {
-        /** Returns false to stop. */
-        boolean event(KeyValue kv, KeyValue prev);
-    }
-
-    /** A lease: its ID, the TTL it was granted, and the keys live on it at the served revision. */
-    record Lease(long id, long grantedTtl, List<byte[]> keys) {
-    }
-
     /** The served view's revision: the last applied, or the one pinned. */
     long latest();
 

@@ -39,7 +39,7 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
     @Override
     public void leaseTimeToLive(LeaseTimeToLiveRequest r, StreamObserver<LeaseTimeToLiveResponse> out) {
         served.requests.incrementAndGet();
-        History.Lease l = served.history.leases().get(r.getID());
+        dev.walkit.format.pass.StoreHistory.Lease l = served.history.leases().get(r.getID());
         LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder().setHeader(served.header()).setID(r.getID());
         if (l == null) {
             b.setTTL(-1); // etcd: a lease it does not have

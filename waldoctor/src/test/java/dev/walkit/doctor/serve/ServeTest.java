@@ -1,9 +1,10 @@
 package dev.walkit.doctor.serve;
 
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.StoreHistory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.walkit.doctor.LogIndex;
 import dev.walkit.doctor.ServedHistory;
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
@@ -169,7 +170,7 @@ class ServeTest {
 
     /** Serves {@code path} on a free loopback port. */
     static EtcdEndpoint serve(Path path, long rev) throws Exception {
-        LogIndex x = LogIndex.load(path, null);
+        StoreHistory x = Pass.history(path, null);
         return EtcdEndpoint.start(new ServedHistory(x, rev), new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), null);
     }
 
@@ -420,7 +421,7 @@ class ServeTest {
 
     @Test
     void aKeysOnlyRangeReadsNoValueOut() throws Exception {
-        try (LogIndex x = LogIndex.load(db, null)) {
+        try (StoreHistory x = Pass.history(db, null)) {
             ServedHistory h = new ServedHistory(x, 0);
             List<dev.walkit.format.KeyValue> keys = new ArrayList<>();
             List<dev.walkit.format.KeyValue> full = new ArrayList<>();

@@ -1,4 +1,4 @@
-package dev.walkit.doctor;
+package dev.walkit.format.pass;
 
 import java.util.Arrays;
 

@@ -1,4 +1,4 @@
-package dev.walkit.doctor;
+package dev.walkit.format.pass;
 
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.Finding;
@@ -41,12 +41,12 @@ import java.util.List;
 import java.util.function.LongConsumer;
 
 /**
- * The log loaded once for waldoctor: the replayed state, and per key the history of its applied
+ * The pass's read-only history of a store ({@link Pass#history}), keyed by bytes: the store loaded once: the replayed state, and per key the history of its applied
  * records as (file offset, revision) pairs — values are read back from the file by offset, so the
  * heap holds keys and offsets, never values. Also the damage (located between revisions), the
  * findings, the transactions by revision, and the transactions dropped by replay.
  */
-public final class LogIndex implements Closeable {
+public final class StoreHistory implements Closeable {
     /** The replayed state of a key with its history: the history rides on replay's own key state. */
     static final class HistoryState extends KeyState {
         /** The key's last applied record in {@link AppliedRecords}, or -1 until one is applied. */
@@ -124,7 +124,7 @@ public final class LogIndex implements Closeable {
                             List<BoltDamage> damage, EtcdDbWal.Summary summary) {
     }
 
-    private LogIndex(Source source, Path walPath, WalFile file, LongConsumer progress) throws IOException {
+    private StoreHistory(Source source, Path walPath, WalFile file, LongConsumer progress) throws IOException {
         this.source = source;
         this.file = file;
         this.leftoverCompaction = source.isWal() ? Wal.leftoverCompaction(walPath) : null;
@@ -169,14 +169,14 @@ public final class LogIndex implements Closeable {
     }
 
     /** Loads {@code path} (a WAL file or data directory); {@code progress} sees the offset now and then, or is null. */
-    public static LogIndex load(Path path, LongConsumer progress) throws IOException {
+    static StoreHistory load(Path path, LongConsumer progress) throws IOException {
         dev.walkit.format.pass.Pass.Input store = dev.walkit.format.pass.Pass.input(path);
         if (store.kind() == Store.Kind.ETCD_DB) return loadEtcdDb(store.file(), progress);
         if (store.kind() == Store.Kind.KINE) return loadKine(store.file(), progress);
         Path wal = store.file();
         WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
         try {
-            return new LogIndex(new Source(Store.Kind.WAL, wal, null, null, null), wal, f, progress);
+            return new StoreHistory(new Source(Store.Kind.WAL, wal, null, null, null), wal, f, progress);
         } catch (IOException | RuntimeException e) {
             f.close();
             throw e;
@@ -198,9 +198,8 @@ public final class LogIndex implements Closeable {
      * {@code [from, to)}: for hexdump's redaction. v2: every record from the start of the transaction before
      * {@code from} is walked (dropped ones too), until a record that does not decode; v1: the applied records.
      */
-    public List<long[]> valueSpans(String prefix, long from, long to) {
+    public List<long[]> valueSpans(byte[] p, long from, long to) {
         List<long[]> spans = new ArrayList<>();
-        byte[] p = dev.walkit.cli.KeyText.unquote(prefix);
         if (format == WalFormat.V2) {
             int i = lastTxnAtOrBefore(from);
             long pos = i >= 0 ? txnOffset(i) : 0;
@@ -220,7 +219,8 @@ public final class LogIndex implements Closeable {
             }
         } else {
             HistoryState[] keys = sortedKeys();
-            for (int k = from(prefix), past = to(prefix); k < past; k++) {
+            byte[] pe = prefixEnd(p);
+            for (int k = lowerBound(p), past = pe.length == 0 ? keys.length : lowerBound(pe); k < past; k++) {
                 for (int id = keys[k].last; id >= 0; id = applied.previous(id)) {
                     long off = applied.offset(id);
                     long start = off + LegacyV1.HEADER_LENGTH + file.intAt(off + LegacyV1.KEY_LEN_OFFSET);
@@ -261,15 +261,20 @@ public final class LogIndex implements Closeable {
         return file.read(offset + LegacyV1.HEADER_LENGTH, file.intAt(offset + LegacyV1.KEY_LEN_OFFSET));
     }
 
-    /** The key's state, when the log ever applied a record of it; else null. */
-    HistoryState state(String key) {
-        HistoryState s = (HistoryState) state.keys().get(dev.walkit.cli.KeyText.unquote(key));
+    /** The key's state, when the store ever applied a record of it; else null. */
+    HistoryState state(byte[] key) {
+        HistoryState s = (HistoryState) state.keys().get(key);
         return s == null || s.last < 0 ? null : s;
     }
 
-    History history(String key) {
+    History history(byte[] key) {
         HistoryState s = state(key);
         return s == null ? null : history(s);
+    }
+
+    /** Whether the store ever applied a record of {@code key} (live now or not). */
+    public boolean ever(byte[] key) {
+        return state(key) != null;
     }
 
     /**
@@ -280,7 +285,7 @@ public final class LogIndex implements Closeable {
     public boolean versionIsLowerBound(KeyValue kv) {
         long compact = state.compactRevision();
         if (source().kine() == null || compact <= 0 || kv.isDelete() || kv.createRevision() > compact) return false;
-        History h = history(dev.walkit.cli.KeyText.quote(kv.key()));
+        History h = history(kv.key());
         if (h == null) return false;
         for (int i = 0; i < h.size; i++) if (h.revisions[i] == kv.createRevision()) return false; // its create row is kept
         return true;
@@ -311,81 +316,256 @@ public final class LogIndex implements Closeable {
         return id >= 0 && !applied.isDelete(id);
     }
 
-    AppliedRecords applied() {
-        return applied;
+    /** The key's state at revision {@code rev} (Long.MAX_VALUE: latest): null when absent. */
+    public KeyValue get(byte[] key, long rev) {
+        HistoryState s = state(key);
+        if (s == null) return null;
+        int id = appliedAt(s, rev);
+        return id < 0 || applied.isDelete(id) ? null : at(s, id, true);
     }
 
-    /** The key's state at revision {@code rev} (Long.MAX_VALUE: latest): null when absent. */
-    public KeyValue get(String key, long rev) {
-        History h = history(key);
-        if (h == null) return null;
-        int i = h.at(rev);
-        if (i < 0 || h.isDelete(i)) return null;
-        return entry(h, i);
+    /** A key's state in a range answer: its fields, its value not read when only keys were asked for. */
+    @FunctionalInterface
+    public interface Visitor {
+        /** Returns false to stop. */
+        boolean visit(KeyValue kv);
+    }
+
+    /** One event of the history: a PUT or DELETE (kv, as the log wrote it) and the key's state before it, or null. */
+    @FunctionalInterface
+    public interface EventVisitor {
+        /** Returns false to stop. */
+        boolean event(KeyValue kv, KeyValue prev);
     }
 
     /**
-     * The keys under {@code prefix} live at revision {@code rev} (Long.MAX_VALUE: latest), in key order;
-     * with {@code limit > 0}, at most {@code limit + 1} of them, so that a caller can tell more follow.
+     * Visits the keys of {@code [key, end)} live at {@code rev} in byte order ({@code end} null: {@code key} alone;
+     * empty: every key from {@code key} on, as etcd's range end "\0"), and returns how many are live there.
+     * {@code materialize} is how many to read and hand to {@code v} (0: count only); the count goes on past them.
+     * Without {@code values} no value is read or copied (a keys-only answer). The one range every view asks: the shell's
+     * {@code range}, the one-shot commands' JSON, and serve's Range.
      */
-    public List<String> liveKeys(String prefix, long rev, long limit) {
-        List<String> out = new ArrayList<>();
-        HistoryState[] keys = sortedKeys();
-        for (int k = from(prefix), end = to(prefix); k < end; k++) {
-            if (!liveAt(keys[k], rev)) continue;
-            out.add(dev.walkit.cli.KeyText.quote(keys[k].key()));
-            if (limit > 0 && out.size() > limit) break;
+    public long range(byte[] key, byte[] end, long rev, long materialize, boolean values, Visitor v) {
+        if (end == null) {
+            HistoryState s = state(key);
+            if (s == null) return 0;
+            int id = appliedAt(s, rev);
+            if (id < 0 || applied.isDelete(id)) return 0;
+            if (materialize > 0) v.visit(at(s, id, values));
+            return 1;
         }
+        HistoryState[] keys = sortedKeys();
+        int past = end.length == 0 ? keys.length : lowerBound(end);
+        long count = 0;
+        boolean more = materialize > 0;
+        for (int k = lowerBound(key); k < past; k++) {
+            HistoryState s = keys[k];
+            int id = appliedAt(s, rev);
+            if (id < 0 || applied.isDelete(id)) continue;
+            count++;
+            if (more && count <= materialize) more = v.visit(at(s, id, values)) && count < materialize;
+        }
+        return count;
+    }
+
+    /**
+     * The range end that makes {@code [prefix, end)} every key starting with {@code prefix}, as etcd's
+     * {@code GetPrefixRangeEnd}: the prefix with its last byte below 0xff raised by one; empty (every key on) when
+     * there is none.
+     */
+    public static byte[] prefixEnd(byte[] prefix) {
+        int n = prefix.length;
+        while (n > 0 && prefix[n - 1] == (byte) 0xff) n--;
+        if (n == 0) return new byte[0];
+        byte[] past = Arrays.copyOf(prefix, n);
+        past[n - 1]++;
+        return past;
+    }
+
+    /**
+     * Visits the events of revisions {@code from..to} in the order the store applied them, each with the key's state
+     * before it; returns the revision after the last visited (where to go on), or {@code to + 1} when all were. Keys
+     * outside {@code [key, end)} (end as in {@link #range}) are skipped. Below {@code compact} the history is compacted;
+     * the compact revision's own writes survive in the snapshot prefix, as in etcd's history.
+     */
+    public long events(long from, long to, byte[] key, byte[] end, long compact, EventVisitor v) {
+        if (from <= compact && compact > 0 && compact <= to) {
+            int ordinary = transactionCount() > 0 ? applied.transactionStart(0) : applied.size();
+            for (int id = 0; id < ordinary; id++) {
+                if (applied.revision(id) != compact) continue;
+                KeyValue kv = record(id);
+                if (inRange(kv.key(), key, end) && !v.event(kv, null)) return compact + 1;
+            }
+        }
+        int t = firstTransactionAtOrAfter(Math.max(from, compact + 1));
+        if (t < 0) return to + 1;
+        for (int id = applied.transactionStart(t); id < applied.size(); id++) {
+            long rev = applied.revision(id);
+            if (rev > to) return rev;
+            KeyValue kv = record(id);
+            if (!inRange(kv.key(), key, end)) continue;
+            int p = applied.previous(id);
+            KeyValue prev = p >= 0 && !applied.isDelete(p) ? record(p) : null;
+            if (!v.event(kv, prev)) return rev + 1;
+        }
+        return to + 1;
+    }
+
+    /** Whether {@code k} is in {@code [key, end)} (end as in {@link #range}). */
+    public static boolean inRange(byte[] k, byte[] key, byte[] end) {
+        if (end == null) return Arrays.equals(k, key);
+        if (Arrays.compareUnsigned(k, key) < 0) return false;
+        return end.length == 0 || Arrays.compareUnsigned(k, end) < 0;
+    }
+
+    /** Index of the first ordinary transaction with a revision at or after {@code rev}, or -1. */
+    private int firstTransactionAtOrAfter(long rev) {
+        int lo = 0;
+        int hi = transactionCount() - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (txnRevision(mid) >= rev) {
+                found = mid;
+                hi = mid - 1;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return found;
+    }
+
+    /** A lease: its ID, the TTL it was granted, and the keys live on it at the revision asked. */
+    public record Lease(long id, long grantedTtl, List<byte[]> keys) {
+    }
+
+    /**
+     * The leases at revision {@code rev}, by ID in order: the store's own (an etcd db's lease bucket, with TTLs, keys or
+     * not), else one per lease ID of a live key (kine's lease is the key's TTL in seconds; a WAL keeps no TTL: the
+     * conservative one recovery grants).
+     */
+    public java.util.Map<Long, Lease> leases(long rev) {
+        java.util.Map<Long, List<byte[]>> keysOf = new java.util.TreeMap<>();
+        for (HistoryState s : sortedKeys()) {
+            int id = appliedAt(s, rev);
+            if (id < 0 || applied.isDelete(id)) continue;
+            long lease = record(id).lease();
+            if (lease != 0) keysOf.computeIfAbsent(lease, x -> new ArrayList<>()).add(s.key());
+        }
+        java.util.Map<Long, Lease> m = new java.util.LinkedHashMap<>();
+        EtcdFacts etcd = source.etcd();
+        if (etcd != null) {
+            for (java.util.Map.Entry<Long, Long> e : new java.util.TreeMap<>(etcd.leases()).entrySet()) {
+                m.put(e.getKey(), new Lease(e.getKey(), e.getValue(), List.copyOf(keysOf.getOrDefault(e.getKey(), List.of()))));
+            }
+        } else {
+            long ttl = state.leases().ttlSeconds();
+            boolean kine = source.kind() == Store.Kind.KINE;
+            for (java.util.Map.Entry<Long, List<byte[]>> e : keysOf.entrySet()) {
+                m.put(e.getKey(), new Lease(e.getKey(), kine ? e.getKey() : ttl, List.copyOf(e.getValue())));
+            }
+        }
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
+    /** What a key's state did between two revisions: how {@link #changes} names it. */
+    public enum Change { CREATED, CHANGED, DELETED }
+
+    /** Sees one key's change between two revisions. */
+    @FunctionalInterface
+    public interface ChangeVisitor {
+        /**
+         * {@code key} changed as {@code kind}: {@code before} is the revision of its state at the first revision (-1:
+         * none), {@code after} that of its record at the second (-1: none). Returns false to stop.
+         */
+        boolean change(byte[] key, Change kind, long before, long after);
+    }
+
+    /** Every key whose state at {@code r2} differs from its state at {@code r1}, in key order. */
+    public void changes(long r1, long r2, ChangeVisitor v) {
+        for (HistoryState k : sortedKeys()) {
+            int i1 = appliedAt(k, r1);
+            int i2 = appliedAt(k, r2);
+            boolean live1 = i1 >= 0 && !applied.isDelete(i1);
+            boolean live2 = i2 >= 0 && !applied.isDelete(i2);
+            long before = i1 >= 0 ? applied.revision(i1) : -1;
+            long after = i2 >= 0 ? applied.revision(i2) : -1;
+            Change c = !live1 && live2 ? Change.CREATED : live1 && !live2 ? Change.DELETED : live1 && i1 != i2 ? Change.CHANGED : null;
+            if (c != null && !v.change(k.key(), c, before, after)) return;
+        }
+    }
+
+    /** Sees a key the store ever wrote: its bytes, how many of its records were applied, whether it is live at the end and its value's length. */
+    @FunctionalInterface
+    public interface KeyVisitor {
+        void key(byte[] key, int writes, boolean live, int valueLength);
+    }
+
+    /** Every key with an applied record or live at the end, in no order (no sort, no copy): for a report's tallies. */
+    public void forEachKey(KeyVisitor v) {
+        state.keys().forEach(k -> {
+            HistoryState h = (HistoryState) k;
+            if (h.count == 0 && !h.live()) return;
+            v.key(h.key(), h.count, h.live(), h.valueLength());
+        });
+    }
+
+    /** The revision of every applied record, in the order applied. */
+    public void forEachAppliedRevision(java.util.function.LongConsumer v) {
+        for (int id = 0, n = applied.size(); id < n; id++) v.accept(applied.revision(id));
+    }
+
+    /** The keys live at the end on lease {@code id}, in key order. */
+    public List<byte[]> liveOnLease(long id) {
+        List<byte[]> out = new ArrayList<>();
+        for (KeyState k : state.keys().sortedLive()) if (k.lease() == id) out.add(k.key());
         return out;
     }
 
-    /** As {@link #liveKeys}, of every key from {@code key} on (etcdctl's --from-key). */
-    public List<String> liveKeysFrom(String key, long rev, long limit) {
-        List<String> out = new ArrayList<>();
+    /** Every key the store ever had under {@code prefix} (live or deleted), in byte order: a view, no copy. */
+    public List<byte[]> keys(byte[] prefix) {
         HistoryState[] keys = sortedKeys();
-        for (int k = from(key); k < keys.length; k++) {
-            if (!liveAt(keys[k], rev)) continue;
-            out.add(dev.walkit.cli.KeyText.quote(keys[k].key()));
-            if (limit > 0 && out.size() > limit) break;
-        }
-        return out;
+        int from = lowerBound(prefix);
+        byte[] end = prefixEnd(prefix);
+        int to = end.length == 0 ? keys.length : lowerBound(end);
+        return new java.util.AbstractList<>() {
+            @Override
+            public byte[] get(int i) {
+                return keys[from + java.util.Objects.checkIndex(i, to - from)].key();
+            }
+
+            @Override
+            public int size() {
+                return to - from;
+            }
+        };
     }
 
-    /** How many keys from {@code key} on are live at {@code rev}. */
-    public long liveCountFrom(String key, long rev) {
-        long n = 0;
-        HistoryState[] keys = sortedKeys();
-        for (int k = from(key); k < keys.length; k++) {
-            if (liveAt(keys[k], rev)) n++;
-        }
-        return n;
-    }
-
-    /** How many keys under {@code prefix} are live at {@code rev}. */
-    public long liveCount(String prefix, long rev) {
-        long n = 0;
-        HistoryState[] keys = sortedKeys();
-        for (int k = from(prefix), end = to(prefix); k < end; k++) {
-            if (liveAt(keys[k], rev)) n++;
-        }
-        return n;
-    }
-
-    /** Every key the log ever had under {@code prefix} (live or deleted), in byte order. */
-    public List<String> keys(String prefix) {
-        HistoryState[] keys = sortedKeys();
-        List<String> out = new ArrayList<>();
-        for (int k = from(prefix), end = to(prefix); k < end; k++) out.add(dev.walkit.cli.KeyText.quote(keys[k].key()));
-        return out;
-    }
-
-    /** Every put and delete of {@code key}, oldest first; null for a key the log never had. */
-    public List<KeyValue> events(String key) {
+    /** Every put and delete of {@code key}, oldest first; null for a key the store never had. */
+    public List<KeyValue> events(byte[] key) {
         History h = history(key);
         if (h == null) return null;
         List<KeyValue> out = new ArrayList<>(h.size);
         for (int i = 0; i < h.size; i++) out.add(entry(h, i));
         return out;
+    }
+
+    /** The applied record {@code id} of key {@code s} as it holds; without {@code values} its value is not copied (keys only). */
+    private KeyValue at(HistoryState s, int id, boolean values) {
+        if (format == WalFormat.V2) return recordAt(applied.offset(id), values);
+        History h = history(s);
+        long off = applied.offset(id);
+        for (int i = 0; i < h.size; i++) {
+            if (h.offsets[i] == off) return entry(h, i);
+        }
+        throw new IllegalStateException("record at " + off + " is not in its key's history");
+    }
+
+    /** The applied record {@code id}, for events: a DELETE as the log wrote it (key and revision). */
+    private KeyValue record(int id) {
+        long off = applied.offset(id);
+        if (format == WalFormat.V2) return recordAt(off);
+        return at((HistoryState) state.keys().get(v1Key(off)), id, true);
     }
 
     /** Every key with an applied record, in byte order (unsigned, as etcd orders keys): sorted on first use. */
@@ -401,23 +581,6 @@ public final class LogIndex implements Closeable {
             sorted = n == a.length ? a : Arrays.copyOf(a, n);
         }
         return sorted;
-    }
-
-    /** Index in {@link #sortedKeys()} of the first key at or after {@code prefix}. */
-    int from(String prefix) {
-        return lowerBound(dev.walkit.cli.KeyText.unquote(prefix));
-    }
-
-    /** Index in {@link #sortedKeys()} past the last key that starts with {@code prefix}. */
-    int to(String prefix) {
-        byte[] p = dev.walkit.cli.KeyText.unquote(prefix);
-        // The first key past every one with the prefix: the prefix with its last byte below 0xff raised by one.
-        int n = p.length;
-        while (n > 0 && p[n - 1] == (byte) 0xff) n--;
-        if (n == 0) return sortedKeys().length;
-        byte[] past = Arrays.copyOf(p, n);
-        past[n - 1]++;
-        return lowerBound(past);
     }
 
     int lowerBound(byte[] key) {
@@ -440,8 +603,24 @@ public final class LogIndex implements Closeable {
         return format;
     }
 
-    public Replayer state() {
-        return state;
+    /** The last revision applied. */
+    public long revision() {
+        return state.revision();
+    }
+
+    /** The compact revision the replay holds (-1: none). */
+    public long compactRevision() {
+        return state.compactRevision();
+    }
+
+    /** The leases the replay rebuilt: keys by lease, the next lease ID, the TTL granted. */
+    public dev.walkit.format.replay.LeaseMetadata leaseMetadata() {
+        return state.leases();
+    }
+
+    /** How many findings of each kind the rules made (every one: the account's listing may be capped). */
+    public java.util.Map<DamageKind, Integer> findingCounts() {
+        return state.findingCounts();
     }
 
     public long records() {
@@ -480,7 +659,7 @@ public final class LogIndex implements Closeable {
     }
 
     /** Index of the last ordinary transaction that starts at or before file offset {@code offset}, or -1. */
-    int lastTxnAtOrBefore(long offset) {
+    public int lastTxnAtOrBefore(long offset) {
         int lo = 0;
         int hi = applied.transactionCount() - 1;
         int found = -1;
@@ -510,7 +689,7 @@ public final class LogIndex implements Closeable {
     }
 
     /** The keys transaction {@code i} wrote (a v2 log's; none for another form). */
-    List<byte[]> txnKeys(int i) {
+    public List<byte[]> txnKeys(int i) {
         if (format != WalFormat.V2) return List.of();
         int first = applied.transactionStart(i);
         List<byte[]> out = new java.util.ArrayList<>();
@@ -523,11 +702,6 @@ public final class LogIndex implements Closeable {
 
     public long txnRevision(int i) {
         return applied.revision(applied.transactionStart(i));
-    }
-
-    /** Live keys at the end, in byte order. */
-    public List<KeyState> live() {
-        return state.keys().sortedLive();
     }
 
     @Override
@@ -552,7 +726,7 @@ public final class LogIndex implements Closeable {
      * A store other than the WAL: its history written as a WAL to a private file in the temporary directory
      * (deleted on close; the store is only read), then replayed as any log is.
      */
-    private static LogIndex loadConverted(Conversion conversion, LongConsumer progress) throws IOException {
+    private static StoreHistory loadConverted(Conversion conversion, LongConsumer progress) throws IOException {
         Path tmp = java.nio.file.Files.createTempDirectory("walkit-store-");
         Path wal = tmp.resolve(Wal.WAL_FILE);
         tmp.toFile().deleteOnExit();
@@ -561,7 +735,7 @@ public final class LogIndex implements Closeable {
             Source source = conversion.write(wal);
             WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
             try {
-                return new LogIndex(source, wal, f, progress);
+                return new StoreHistory(source, wal, f, progress);
             } catch (IOException | RuntimeException x) {
                 f.close();
                 throw x;
@@ -573,7 +747,7 @@ public final class LogIndex implements Closeable {
         }
     }
 
-    private static LogIndex loadEtcdDb(Path db, LongConsumer progress) throws IOException {
+    private static StoreHistory loadEtcdDb(Path db, LongConsumer progress) throws IOException {
         return loadConverted(wal -> {
             try (EtcdDb e = EtcdDb.openDatabase(db)) {
                 EtcdDbWal.Summary sum = EtcdDbWal.write(e, wal);
@@ -584,7 +758,7 @@ public final class LogIndex implements Closeable {
     }
 
     /** kine's state.db, read from a private copy: its rows as the WAL's revisions (kine keeps no version: counted). */
-    private static LogIndex loadKine(Path db, LongConsumer progress) throws IOException {
+    private static StoreHistory loadKine(Path db, LongConsumer progress) throws IOException {
         return loadConverted(wal -> {
             try (KineDb k = KineDb.open(db, "waldoctor")) {
                 // SQLite's own check beside the rows' read, as walverify makes it: one account of the db's damage.
