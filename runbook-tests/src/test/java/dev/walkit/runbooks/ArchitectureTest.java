@@ -67,6 +67,23 @@ class ArchitectureTest {
                 .check(classes);
     }
 
+    /**
+     * The tools read a store through the pass and speak of it through the account (docs/architecture.md, "The pass"):
+     * none runs the replay itself, extends the account's listener, holds a key's state, or reaches the light replay or
+     * the follower behind the pass ({@code Pass.read}, {@code Pass.history}, {@code Pass.replay}, {@code PolicyReplay},
+     * {@code Follow}, {@code ReadBehind} are the ways in).
+     */
+    @Test
+    void toolsUseThePassNeverTheReplaysInternals() {
+        noClasses().that().resideInAnyPackage("dev.walkit.verify..", "dev.walkit.doctor..", "dev.walkit.recover..", "dev.walkit.migrate..", "dev.walkit.cli..")
+                .should().dependOnClassesThat().haveNameMatching(
+                        "dev\\.walkit\\.format\\.account\\.AccountListener(\\$.*)?"
+                                + "|dev\\.walkit\\.format\\.replay\\.(KeyState|KeyIndex|KeyTable|KeyVersions|Replay|Replayer|CleanReplay|CleanScan|BatchReader"
+                                + "|BatchTransaction|RecordBatch|FormReplay|WalFollower|ValueArena|StateDigest|Rules|SnapshotPrefix)(\\$.*)?")
+                .because("the pass is the one way a tool reads a store; the replay is its private strategy")
+                .check(classes);
+    }
+
     /** No two packages of any module import each other, directly or round about (doctor and doctor.serve did). */
     @Test
     void noPackageCycleAnywhere() {

@@ -14,7 +14,6 @@ import dev.walkit.format.WalReader;
 import dev.walkit.format.replay.DamageLocator;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,7 +1,6 @@
 package dev.walkit.doctor;
 
 import dev.walkit.format.pass.StoreHistory;
-import dev.walkit.format.KeyValue;
 import dev.walkit.format.WalFormat;
 import dev.walkit.format.replay.DamageLocator;
 

@@ -4,12 +4,10 @@ import dev.walkit.cli.ExitCode;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
-import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordLayout;
 import dev.walkit.format.Wal;
 import dev.walkit.format.account.WalKeys;
-import dev.walkit.format.replay.Replayer;
-import dev.walkit.format.replay.WalFollower;
+import dev.walkit.format.pass.Follow;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -36,8 +34,8 @@ final class RecordsFollow {
             err.println("waldoctor records: " + dev.walkit.cli.IoErrors.describe(e));
             return ExitCode.UNREADABLE.code();
         }
-        WalFollower[] f = {null};
-        Replayer.Listener lines = new Replayer.Listener() {
+        Follow[] f = {null};
+        Follow.Listener lines = new Follow.Listener() {
             @Override
             public void read(long offset, long revision) {
                 if (offset < start) return;
@@ -53,6 +51,12 @@ final class RecordsFollow {
                 out.println(Commands.damageLine(d));
                 out.flush();
             }
+
+            @Override
+            public void replaced(Path p, String why, long rev) {
+                out.println("(" + p + ": " + why + "; following the new file past revision " + rev + ")");
+                out.flush();
+            }
         };
         try (dev.walkit.cli.StopOnSignal signal = new dev.walkit.cli.StopOnSignal("waldoctor-follow")) {
             // A failure after a signal exits with the failure's code, not the signal's.
@@ -60,13 +64,9 @@ final class RecordsFollow {
         }
     }
 
-    private static int follow(Path wal, long start, double idleExitSeconds, Replayer.Listener lines, WalFollower[] f, PrintWriter out, PrintWriter err,
+    private static int follow(Path wal, long start, double idleExitSeconds, Follow.Listener lines, Follow[] f, PrintWriter out, PrintWriter err,
                               dev.walkit.cli.StopOnSignal signal) {
-        try (WalFollower follower = new WalFollower(wal, ReaderOptions.defaults(), lines,
-                (p, why, rev) -> {
-                    out.println("(" + p + ": " + why + "; following the new file past revision " + rev + ")");
-                    out.flush();
-                }, 5_000_000_000L)) {
+        try (Follow follower = Follow.open(wal, lines, 5_000_000_000L)) {
             f[0] = follower;
             out.printf("(following %s from offset %d; ^C to stop)%n", wal, start);
             out.flush();

@@ -9,7 +9,6 @@ import dev.walkit.format.pass.Level;
 import dev.walkit.format.pass.Pass;
 import dev.walkit.format.pass.PassReport;
 import dev.walkit.format.policy.RecoveryPolicy;
-import dev.walkit.format.replay.Replayer;
 
 import dev.walkit.format.Finding;
 import dev.walkit.format.replay.DamageLocator;
@@ -53,21 +52,21 @@ final class SourceGate {
 
     /** A WAL: one replay gives the verdict and the state copied (under {@code policy}'s replay when it is damaged). */
     static WalSource wal(Path path, RecoveryPolicy policy) throws IOException {
-        Pass.Replayed r = Pass.replay(path, Replayer.Options.defaults());
+        Pass.Replayed r = Pass.replay(path, null);
         try {
             Account a = r.report().account();
             if (a.verdict() == Assessment.Verdict.HEALTHY || a.verdict() == Assessment.Verdict.TORN_TAIL) {
                 return WalSource.of(r, said(a, r.report().path()));
             }
             if (policy == null) throw refused(a, r.report().path());
-            if (!policy.replayOptions(Long.MAX_VALUE).equals(Replayer.Options.defaults())) {
+            if (!policy.replaysAsTheRules()) {
                 r.close();
-                r = Pass.replay(path, policy.replayOptions(Long.MAX_VALUE));
+                r = Pass.replay(path, policy);
             }
-            String refusal = policy.refusal(r.state(), r.file().size());
+            String refusal = r.refusal(policy);
             if (refusal != null) throw new Refused(r.report().path() + ": " + refusal);
             return WalSource.of(r, new Said(r.report().path() + " is damaged (" + AccountText.damageSummary(a) + "); policy " + policy.label()
-                    + ": copying what it keeps, revision " + r.state().revision() + ", " + String.format("%,d", r.state().keys().liveCount())
+                    + ": copying what it keeps, revision " + r.revision() + ", " + String.format("%,d", r.liveCount())
                     + " live keys (`walrecover --dry-run --policy " + policy.label() + " " + r.report().path() + "` lists what is lost)", ExitCode.OK));
         } catch (IOException | RuntimeException e) {
             r.close();

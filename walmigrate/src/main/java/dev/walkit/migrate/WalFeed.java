@@ -1,14 +1,8 @@
 package dev.walkit.migrate;
 
 import dev.walkit.format.DamageSpan;
-import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.Wal;
-import dev.walkit.format.group.Transaction;
-import dev.walkit.format.replay.DropReason;
-import dev.walkit.format.replay.KeyIndex;
-import dev.walkit.format.replay.KeyState;
-import dev.walkit.format.replay.Replayer;
-import dev.walkit.format.replay.WalFollower;
+import dev.walkit.format.pass.Follow;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -45,8 +39,8 @@ final class WalFeed implements ChangeFeed {
 
     private final Path path;
     private final byte[] prefix;
-    private final WalFollower follower;
-    private final TreeMap<byte[], Held> held = new TreeMap<>(KeyIndex.KEY_ORDER);
+    private final Follow follower;
+    private final TreeMap<byte[], Held> held = new TreeMap<>(java.util.Arrays::compareUnsigned);
     private final ArrayDeque<Read> read = new ArrayDeque<>();
     private List<Raw> current = new ArrayList<>();
     /** The revision of {@link #held}; -1 before any transaction. */
@@ -59,7 +53,7 @@ final class WalFeed implements ChangeFeed {
     private WalFeed(Path path, byte[] prefix) throws IOException {
         this.path = path;
         this.prefix = prefix;
-        this.follower = new WalFollower(path, ReaderOptions.defaults(), new Listener(), null, TORN_AFTER_NANOS);
+        this.follower = Follow.open(path, new Listener(), TORN_AFTER_NANOS);
     }
 
     /** Opens the WAL at {@code path} (a file or data directory) to follow its keys under {@code prefix}. */
@@ -67,32 +61,32 @@ final class WalFeed implements ChangeFeed {
         return new WalFeed(Wal.resolve(path), prefix.getBytes(StandardCharsets.UTF_8));
     }
 
-    private final class Listener implements Replayer.Listener {
+    private final class Listener implements Follow.Listener {
         @Override
-        public void recordApplied(long offset, long revision, boolean delete, KeyState s) {
-            if (!Migrator.startsWith(s.key(), prefix)) return;
-            current.add(new Raw(s.key(), delete ? null : follower.file().read(s.valueOffset(), s.valueLength()), delete ? 0 : s.lease()));
+        public void change(byte[] key, long revision, boolean delete, long valueOffset, int valueLength, long lease) {
+            if (!Migrator.startsWith(key, prefix)) return;
+            current.add(new Raw(key, delete ? null : follower.file().read(valueOffset, valueLength), lease));
         }
 
         @Override
-        public void applied(Transaction txn, KeyIndex keys) {
+        public void applied(long revision, boolean snapshot) {
             List<Raw> records = current;
             current = new ArrayList<>();
-            if (txn.isSnapshot() && txn.revision() > position) {
-                fail("the WAL was compacted to revision " + txn.revision() + ", past revision " + position
+            if (snapshot && revision > position) {
+                fail("the WAL was compacted to revision " + revision + ", past revision " + position
                         + " that this migration had reached: what changed in between cannot be read; migrate again into an empty target");
             }
-            head = Math.max(head, txn.revision());
+            head = Math.max(head, revision);
             if (records.isEmpty()) return;
-            if (txn.revision() <= position) {
-                hold(records, txn.revision());
+            if (revision <= position) {
+                hold(records, revision);
             } else {
-                read.add(new Read(txn.revision(), records, System.nanoTime()));
+                read.add(new Read(revision, records, System.nanoTime()));
             }
         }
 
         @Override
-        public void dropped(Transaction txn, DropReason why) {
+        public void dropped(long revision) {
             current = new ArrayList<>();
         }
 

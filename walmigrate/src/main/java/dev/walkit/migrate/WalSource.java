@@ -1,11 +1,7 @@
 package dev.walkit.migrate;
 
-import dev.walkit.format.ReaderOptions;
-import dev.walkit.format.Wal;
 import dev.walkit.format.WalFile;
-import dev.walkit.format.replay.KeyState;
-import dev.walkit.format.replay.Replay;
-import dev.walkit.format.replay.Replayer;
+import dev.walkit.format.pass.Pass;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -15,13 +11,13 @@ import java.util.List;
 /** The live keys of a WAL, replayed with shared-format; values read back from the file by offset. */
 public final class WalSource implements KeySource {
     private final WalFile file;
-    private final Iterator<KeyState> it;
+    private final Iterator<Pass.LiveKey> it;
     private final long revision;
     private final String describe;
     private final SourceGate.Said gate;
     private final AutoCloseable closes;
 
-    private WalSource(WalFile file, List<KeyState> live, long revision, SourceGate.Said gate, AutoCloseable closes) {
+    private WalSource(WalFile file, List<Pass.LiveKey> live, long revision, SourceGate.Said gate, AutoCloseable closes) {
         this.file = file;
         this.it = live.iterator();
         this.revision = revision;
@@ -31,8 +27,8 @@ public final class WalSource implements KeySource {
     }
 
     /** The live keys the pass's replay {@code r} left (closed with this source), as {@code gate} let them through. */
-    static WalSource of(dev.walkit.format.pass.Pass.Replayed r, SourceGate.Said gate) {
-        return new WalSource(r.file(), r.state().keys().sortedLive(), r.state().revision(), gate, r);
+    static WalSource of(Pass.Replayed r, SourceGate.Said gate) {
+        return new WalSource(r.file(), r.live(), r.revision(), gate, r);
     }
 
     /**
@@ -40,18 +36,12 @@ public final class WalSource implements KeySource {
      * error. A source given on the command line goes through {@link SourceGate#wal} instead.
      */
     public static WalSource open(Path path) throws IOException {
-        WalFile f = WalFile.open(Wal.resolve(path), ReaderOptions.defaults().maxRecLen());
-        try {
-            ReaderOptions ro = ReaderOptions.defaults();
-            Replayer s = Replay.run(f, Wal.requireWal(f, ro.maxRecLen()).format(), ro, Replayer.Options.defaults(), null).state();
-            if (!s.damage().isEmpty()) {
-                throw new IOException(f.path() + ": the WAL has " + s.damage().size() + " damaged span(s): run walverify / walrecover first");
-            }
-            return new WalSource(f, s.keys().sortedLive(), s.revision(), SourceGate.Said.HEALTHY, null);
-        } catch (IOException | RuntimeException e) {
-            f.close();
-            throw e;
+        Pass.Replayed r = Pass.replay(path, null);
+        if (r.damagedSpans() > 0) {
+            r.close();
+            throw new IOException(r.report().path() + ": the WAL has " + r.damagedSpans() + " damaged span(s): run walverify / walrecover first");
         }
+        return of(r, SourceGate.Said.HEALTHY);
     }
 
     @Override
@@ -61,7 +51,7 @@ public final class WalSource implements KeySource {
 
     @Override
     public SourceKey next() {
-        KeyState k = it.next();
+        Pass.LiveKey k = it.next();
         return new SourceKey(k.key(), file.read(k.valueOffset(), k.valueLength()), k.createRevision(), k.modRevision(), k.version(), k.lease());
     }
 

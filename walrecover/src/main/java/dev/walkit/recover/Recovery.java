@@ -6,7 +6,6 @@ import dev.walkit.format.CrcRange;
 import dev.walkit.format.DamageKind;
 import dev.walkit.format.DamageSpan;
 import dev.walkit.format.Finding;
-import dev.walkit.format.Flags;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.ReaderOptions;
 import dev.walkit.format.RecordEncoder;
@@ -19,14 +18,10 @@ import dev.walkit.format.WalFormat;
 import dev.walkit.format.WalWriter;
 import dev.walkit.format.output.Durable;
 import dev.walkit.format.output.OutputDir;
-import dev.walkit.format.replay.KeyIndex;
-import dev.walkit.format.replay.KeyState;
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.PolicyReplay;
 import dev.walkit.format.replay.LeaseMetadata;
-import dev.walkit.format.replay.Replay;
-import dev.walkit.format.replay.Replayer;
 import dev.walkit.format.replay.SnapshotPrefixWriter;
-import dev.walkit.format.replay.StateDigest;
-import dev.walkit.format.replay.ValueArena;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -136,23 +131,21 @@ public final class Recovery {
                 Plan plan = new Plan(r, history, form == null ? null : form.store());
                 plan.progress = dev.walkit.cli.Progress.of(o.dryRun() ? "replaying" : "recovering", in.size(), progress);
                 plan.stopsHistory = o.form() == RecoveryOptions.Form.AUTO;
-                Replayer.Options opts = o.policy().replayOptions(o.toRevision());
                 Timing.mark("start");
-                Replay.Result res;
+                PolicyReplay s;
                 try {
-                    res = Replay.run(in, sniffed, ro, opts, plan);
+                    s = PolicyReplay.run(in, sniffed, ro, o.policy(), o.toRevision(), plan);
                 } finally {
                     plan.progress.close();
                 }
                 Timing.mark("replay+write");
-                Replayer s = res.state();
-                r.format = res.format();
-                r.inputRecords = res.records();
-                plan.finish(s, in, res.format());
+                r.format = s.format();
+                r.inputRecords = s.records();
+                plan.finish(s);
                 // (No valid record read at all, as under the crc range bug: decide says why, not this.)
-                if (o.toRevision() != Long.MAX_VALUE && plan.lastRevisionRead() >= 0 && o.toRevision() > plan.lastRevisionRead()) {
+                if (o.toRevision() != Long.MAX_VALUE && s.lastRevisionRead() >= 0 && o.toRevision() > s.lastRevisionRead()) {
                     throw new Refused("--to-revision " + o.toRevision() + " is past the last revision in the log, "
-                            + plan.lastRevisionRead() + ": nothing to stop at", true);
+                            + s.lastRevisionRead() + ": nothing to stop at", true);
                 }
                 Timing.mark("plan finished");
                 String refusal = decide(o, r, s, form == null ? null : form.store());
@@ -163,11 +156,11 @@ public final class Recovery {
                 }
                 r.finalRevision = s.revision();
                 r.compactRevision = s.compactRevision();
-                r.liveKeys = s.keys().liveCount();
+                r.liveKeys = s.liveCount();
                 r.leases = s.leases(o.leaseTtl());
                 r.form = o.compact() ? "snapshot" : "history";
                 Timing.mark("decided, leases");
-                String keptBreak = keptRuleBreak(s, plan.brokenChains());
+                String keptBreak = keptRuleBreak(s.firstKeptBreak(), s.keptBreaks(), s.brokenChains());
                 if (o.form() == RecoveryOptions.Form.AUTO && keptBreak != null) {
                     r.form = "snapshot";
                     r.formWhy = keptBreak + ": written as a snapshot of the final state";
@@ -177,7 +170,7 @@ public final class Recovery {
                 // The snapshot form compacts to the final revision: the dry run says what the run writes.
                 if (r.form.equals("snapshot")) r.compactRevision = s.revision();
                 if (o.dryRun()) {
-                    r.stateDigest = StateDigest.of(s.keys(), s.revision(), in::readFully);
+                    r.stateDigest = s.stateDigest();
                     return r.done();
                 }
                 if (o.form() == RecoveryOptions.Form.AUTO && keptBreak != null) {
@@ -193,14 +186,14 @@ public final class Recovery {
                 if (history != null) {
                     written = history.close();
                 } else {
-                    written = writeSnapshot(temp, in, s, o.checksum(), o.store() == dev.walkit.format.account.Store.Kind.WAL);
+                    written = writeSnapshot(temp, s, o.checksum(), o.store() == dev.walkit.format.account.Store.Kind.WAL);
                 }
                 Timing.mark("close");
                 // The output's followers (fsync, SHA-256, read-back) finish while the planned digest (values
                 // read back from the input) is computed on a thread of its own; nothing is published before
                 // the fsync returns.
                 CompletableFuture<String> planned = Background.start("walrecover-planned-digest",
-                        () -> StateDigest.of(s.keys(), s.revision(), in::readFully));
+                        s::stateDigest);
                 String outputDigest = written.stateDigest();
                 // The light replay did not take the output: the full replay says what is wrong with it.
                 if (outputDigest == null) outputDigest = fullReadBack(temp, o.form() == RecoveryOptions.Form.HISTORY ? s.keptBreaks() : 0);
@@ -220,7 +213,7 @@ public final class Recovery {
                     dir.discard(temp);
                     // kine keeps the live set (no version; a key that shared a revision moved): it is compared on that. An etcd
                     // db was read back byte for byte as written from the WAL, itself verified against the plan above.
-                    String plannedAs = sw.stateDigest() == null ? null : dev.walkit.format.output.KineOutput.liveDigest(s.keys(), in::readFully);
+                    String plannedAs = sw.stateDigest() == null ? null : dev.walkit.format.output.KineOutput.liveDigest(s.live(), in::readFully);
                     if (plannedAs != null && !sw.stateDigest().equals(plannedAs)) {
                         throw new IOException("the recovered " + o.store().label() + " did not verify (nothing was published): state digest "
                                 + sw.stateDigest() + " differs from the planned " + plannedAs);
@@ -274,7 +267,7 @@ public final class Recovery {
      * leases the source db granted (their TTLs as granted; a lease only the keys name, --lease-ttl), or every lease the
      * live keys hold with --lease-ttl for a WAL or kine's db.
      */
-    private static StoreWritten writeStore(RecoveryOptions o, Path wal, Path temp, Replayer s, dev.walkit.format.pass.Pass.Form form,
+    private static StoreWritten writeStore(RecoveryOptions o, Path wal, Path temp, PolicyReplay s, dev.walkit.format.pass.Pass.Form form,
                                            LeaseMetadata leases, WalFile in) throws IOException {
         checkSpace(temp.getParent(), Files.size(wal) + (Files.size(wal) >> 2), "the recovered state as the store's own file");
         if (o.store() == dev.walkit.format.account.Store.Kind.ETCD_DB) {
@@ -290,8 +283,7 @@ public final class Recovery {
         }
         // kine's state.db: one row a live key, its lease a TTL (a kine db's lease is one; a lease ID, its TTL as granted or --lease-ttl).
         boolean kineIn = form != null && form.input().kind() == dev.walkit.format.account.Store.Kind.KINE;
-        List<KeyState> live = s.keys().sortedLive();
-        java.util.Iterator<KeyState> it = live.iterator();
+        java.util.Iterator<Pass.LiveKey> it = s.live().iterator();
         java.util.Iterator<dev.walkit.format.output.KineOutput.Row> rows = new java.util.Iterator<>() {
             @Override
             public boolean hasNext() {
@@ -300,7 +292,7 @@ public final class Recovery {
 
             @Override
             public dev.walkit.format.output.KineOutput.Row next() {
-                KeyState k = it.next();
+                Pass.LiveKey k = it.next();
                 long ttl = k.lease() == 0 ? 0 : kineIn ? k.lease() : form != null && form.leaseTtls().getOrDefault(k.lease(), -1L) > 0
                         ? form.leaseTtls().get(k.lease()) : o.leaseTtl();
                 return new dev.walkit.format.output.KineOutput.Row(k.key(), in.read(k.valueOffset(), k.valueLength()), k.createRevision(), k.modRevision(), ttl);
@@ -363,13 +355,11 @@ public final class Recovery {
 
     /**
      * Why the history form would not verify, in words, or null: the kept records break a rule as they stand
-     * ({@link Replayer#firstKeptBreak}); the history form copies them byte-exact, so its replay would find it.
+     * ({@code f}, the first of {@code n}); the history form copies them byte-exact, so its replay would find it.
      * The snapshot form states each live key once, which §5's create_revision/version rules do not apply to.
      */
-    static String keptRuleBreak(Replayer s, List<byte[]> brokenChains) {
-        Finding f = s.firstKeptBreak();
+    static String keptRuleBreak(Finding f, long n, List<byte[]> brokenChains) {
         if (f == null) return null;
-        long n = s.keptBreaks();
         // The first keys whose chain broke, each once, quoted (the account lists them all as affected keys).
         java.util.Set<String> keys = new java.util.LinkedHashSet<>();
         for (byte[] k : brokenChains) {
@@ -386,7 +376,7 @@ public final class Recovery {
      * Why nothing is written of what replay found, or null to go on: the crc range bug (whatever the policy), the
      * policy's refusal, a --to-revision below what a snapshot prefix stands for, or nothing left to write.
      */
-    private static String decide(RecoveryOptions o, RecoveryReport.Draft r, Replayer s, dev.walkit.format.account.Store store) {
+    private static String decide(RecoveryOptions o, RecoveryReport.Draft r, PolicyReplay s, dev.walkit.format.account.Store store) {
         if (store != null && !store.damage().isEmpty() && !(o.policy() instanceof dev.walkit.format.policy.Salvage)) {
             // The store's own format is damaged where no revision of its form says: only salvage writes past it.
             return "policy " + o.policy().label() + ": the " + store.kind().title() + " itself is damaged (" + store.damage().get(0)
@@ -399,7 +389,7 @@ public final class Recovery {
                     + d.crcRange().label() + " range; the data is intact. Rerun with --accept-crc " + d.crcRange().label()
                     + " (without it they would be dropped and the store would lose them)";
         }
-        String policy = o.policy().refusal(s, r.inputBytes);
+        String policy = s.refusal(o.policy());
         if (policy != null) return policy;
         if (s.prefixRevision() > 0 && o.toRevision() < s.prefixRevision()) {
             // Whatever is damaged: with the snapshot marker lost, its records still stand for their revisions.
@@ -414,7 +404,7 @@ public final class Recovery {
     }
 
     /** Collects the report while replay runs, and writes kept transactions when a writer is given. */
-    private static final class Plan extends dev.walkit.format.account.AccountListener {
+    private static final class Plan implements PolicyReplay.Listener {
         final RecoveryReport.Draft r;
         final HistoryWriter history;
         final Map<String, RecoveryReport.Loss> loss = new LinkedHashMap<>();
@@ -425,7 +415,6 @@ public final class Recovery {
         boolean stopsHistory;
         @Override
         public void read(long offset, long revision) {
-            super.read(offset, revision);
             progress.accept(offset);
         }
 
@@ -442,7 +431,7 @@ public final class Recovery {
         }
 
         @Override
-        public void applied(Transaction txn, KeyIndex keys) {
+        public void applied(Transaction txn, PolicyReplay.KeyFacts keys) {
             r.keptTransactions++;
             r.keptRecords += txn.records();
             if (history != null && !historyStopped) history.write(txn, keys);
@@ -455,7 +444,6 @@ public final class Recovery {
          */
         @Override
         public void keptBreak(Finding f, byte[] key) {
-            super.keptBreak(f, key);
             if (history != null && !historyStopped && stopsHistory) {
                 historyStopped = true;
                 try {
@@ -467,28 +455,21 @@ public final class Recovery {
         }
 
         @Override
-        public void dropped(Transaction txn, dev.walkit.format.replay.DropReason why) {
-            super.dropped(txn, why);
+        public void dropped(Transaction txn) {
             if (droppedTxns.size() < RecoveryReport.MAX_LISTED) droppedTxns.add(txn);
         }
 
         /** The account of the input under the policy (the one every tool makes of it), and the loss preview. */
-        void finish(Replayer s, WalFile in, WalFormat format) {
-            java.nio.file.Path leftover = store == null ? Wal.leftoverCompaction(in.path()) : null;
-            // A store's form is made, not read: no span of it is torn at its end (as the pass's account of it).
-            dev.walkit.format.account.Account a = account(store != null ? store : dev.walkit.format.account.Store.wal(in.path(), in.size(), format.label()), s,
-                    store != null ? Long.MAX_VALUE : in.size(), dev.walkit.format.account.WalKeys.of(in, format));
-            if (leftover != null) {
-                a = a.withFinding(dev.walkit.format.pass.Pass.leftoverFinding(leftover), in.size());
-            }
+        void finish(PolicyReplay s) {
+            dev.walkit.format.account.Account a = s.account(store);
             r.account = a;
             r.revisions = a.revisions();
             r.droppedTransactions = a.drops().size();
             // The loss preview: keys the dropped (complete) transactions would have changed.
             for (Transaction t : droppedTxns) {
                 for (WalEntry e : t.entries()) {
-                    KeyState k = s.keys().get(e.key());
-                    boolean liveNow = k != null && k.live();
+                    Pass.LiveKey k = s.live(e.key());
+                    boolean liveNow = k != null;
                     String change;
                     if (e.isDelete()) {
                         if (!liveNow) continue;
@@ -542,7 +523,7 @@ public final class Recovery {
             this.v1 = v1;
         }
 
-        void write(Transaction txn, KeyIndex keys) {
+        void write(Transaction txn, PolicyReplay.KeyFacts keys) {
             try {
                 if (!v1 && txn.plain()) {
                     // Ordinary records, standard CRCs, one after the other: the bytes copied as they are.
@@ -594,7 +575,7 @@ public final class Recovery {
             prefix.clear();
         }
 
-        private void copy(WalEntry e, KeyIndex keys) throws IOException {
+        private void copy(WalEntry e, PolicyReplay.KeyFacts keys) throws IOException {
             if (!v1 && e.crcRange() == CrcRange.STANDARD) {
                 extendRun(e.offset(), e.length());
                 return;
@@ -605,8 +586,8 @@ public final class Recovery {
                 if (e.isDelete()) {
                     out.append(KeyValue.delete(e.key(), e.revision()));
                 } else {
-                    KeyState k = keys.get(e.key());
-                    out.append(KeyValue.put(e.key(), k.createRevision(), e.revision(), k.version(), in.read(e.valueOffset(), e.valueLength()), 0));
+                    long[] k = keys.createAndVersion(e.key());
+                    out.append(KeyValue.put(e.key(), k[0], e.revision(), k[1], in.read(e.valueOffset(), e.valueLength()), 0));
                 }
                 return;
             }
@@ -636,27 +617,13 @@ public final class Recovery {
     }
 
     /** Writes the snapshot form of the state (the followers fsync it, hash it, and finish reading it back). */
-    private static FollowedOutput writeSnapshot(Path temp, WalFile in, Replayer s, OutputChecksum checksum, boolean durable) throws IOException {
-        List<KeyState> live = s.keys().sortedLive();
-        Timing.mark("snapshot: keys sorted");
-        long need = RecordLayout.OVERHEAD + 64;
-        for (KeyState k : live) need += RecordLayout.OVERHEAD + 64 + k.key().length + k.valueLength();
-        checkSpace(temp.getParent(), need, "the snapshot of " + live.size() + " live keys");
+    private static FollowedOutput writeSnapshot(Path temp, PolicyReplay s, OutputChecksum checksum, boolean durable) throws IOException {
+        checkSpace(temp.getParent(), s.snapshotBytes(), "the snapshot of " + s.liveCount() + " live keys");
         WalWriter w = WalWriter.create(temp);
         FollowedOutput followers = new FollowedOutput(temp, checksum, durable);
         w.onFlush(followers::written);
         try {
-            SnapshotPrefixWriter prefix = SnapshotPrefixWriter.begin(w::append, s.revision(), live.size());
-            // Values read in offset order, in runs, a chunk of keys at a time; written in key order.
-            for (int a = 0, b; a < live.size(); a = b) {
-                b = ValueArena.chunkEnd(live, a);
-                ValueArena values = ValueArena.read(live, a, b, in::readFully);
-                for (int i = a; i < b; i++) {
-                    KeyState k = live.get(i);
-                    prefix.append(new KeyValue(Flags.SNAPSHOT, k.key(), k.createRevision(), k.modRevision(), k.version(), values.value(i - a), k.lease()));
-                }
-            }
-            prefix.end();
+            s.writeSnapshot(w::append);
         } catch (IOException | RuntimeException e) {
             followers.cancel();
             throw e;
@@ -673,20 +640,19 @@ public final class Recovery {
      * its state digest, for the caller to compare with the plan, or names what is wrong.
      */
     private static String fullReadBack(Path temp, long keptBreaks) throws IOException {
-        ReaderOptions ro = ReaderOptions.defaults();
-        try (WalFile f = WalFile.open(temp, ro.maxRecLen())) {
-            Replayer s = Replay.run(f, WalFormat.V2, ro, Replayer.Options.defaults(), null).state(); // its own output: v2
+        try (Pass.Replayed s = Pass.replay(temp, null)) { // its own output: v2
             List<String> problems = new ArrayList<>();
-            if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));
+            if (s.damagedSpans() > 0) problems.add(s.damagedSpans() + " damaged span(s), first " + s.report().account().damage().get(0).span());
             // The same check as walverify --level semantic: any finding at all fails it; under --form history, exactly
             // the rule breaks the kept records carry ({@code keptBreaks}), and nothing else.
+            Map<DamageKind, Integer> counts = s.findingCounts();
             boolean asKept = keptBreaks > 0 && s.keptBreaks() == keptBreaks
-                    && s.findingCounts().values().stream().mapToLong(Integer::longValue).sum() == keptBreaks;
-            if (!asKept) s.findingCounts().forEach((k, n) -> problems.add(n + " " + k.label()));
+                    && counts.values().stream().mapToLong(Integer::longValue).sum() == keptBreaks;
+            if (!asKept) counts.forEach((k, n) -> problems.add(n + " " + k.label()));
             if (!problems.isEmpty()) {
                 throw new IOException("the recovery WAL did not verify (nothing was published): " + String.join("; ", problems));
             }
-            return StateDigest.of(s.keys(), s.revision(), f::readFully);
+            return s.stateDigest();
         }
     }
 

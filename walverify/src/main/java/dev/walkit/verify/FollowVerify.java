@@ -1,19 +1,9 @@
 package dev.walkit.verify;
 
-import dev.walkit.format.pass.Level;
+import dev.walkit.format.Finding;
+import dev.walkit.format.pass.Follow;
 import dev.walkit.format.pass.Pass;
 import dev.walkit.format.pass.PassReport;
-import dev.walkit.format.Finding;
-import dev.walkit.format.ReaderOptions;
-import dev.walkit.format.Wal;
-import dev.walkit.format.WalFormat;
-import dev.walkit.format.account.Account;
-import dev.walkit.format.account.AccountListener;
-import dev.walkit.format.account.Store;
-import dev.walkit.format.account.WalKeys;
-import dev.walkit.format.replay.Replayer;
-import dev.walkit.format.replay.WalFollower;
-import dev.walkit.format.scan.SplitScan;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -21,7 +11,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
- * {@code walverify --follow}: a live WAL verified as it grows ({@link WalFollower}, the one replay), each damaged span
+ * {@code walverify --follow}: a live WAL verified as it grows (the pass's {@link Follow}, the one replay), each damaged span
  * and finding told as it is found, until {@code stop} says so or the file has not grown for {@code idleExitNanos};
  * then the account of all that was read, judged as the whole log's.
  */
@@ -43,11 +33,19 @@ final class FollowVerify {
 
     static PassReport run(Path input, Pass.Listener l, long idleExitNanos, long tornAfterNanos, BooleanSupplier stop, Notes notes)
             throws IOException, InterruptedException {
-        Path walPath = Wal.resolve(input);
-        AccountListener listener = new AccountListener(l::damage);
         int[] told = {0};
-        try (WalFollower f = new WalFollower(walPath, ReaderOptions.defaults(), listener,
-                (p, why, rev) -> notes.note(p + ": " + why + "; following the new file past revision " + rev), tornAfterNanos)) {
+        Follow.Listener tells = new Follow.Listener() {
+            @Override
+            public void located(dev.walkit.format.replay.DamageLocator.Located d) {
+                l.damage(d);
+            }
+
+            @Override
+            public void replaced(Path p, String why, long rev) {
+                notes.note(p + ": " + why + "; following the new file past revision " + rev);
+            }
+        };
+        try (Follow f = Follow.open(input, tells, tornAfterNanos)) {
             long lastGrowth = System.nanoTime();
             boolean started = false;
             while (!stop.getAsBoolean()) {
@@ -55,18 +53,16 @@ final class FollowVerify {
                 if (f.poll(now) > 0) lastGrowth = now;
                 if (!started) {
                     started = true;
-                    notes.started("walverify: following " + walPath + " (" + String.format("%,d", f.bytes())
+                    notes.started("walverify: following " + f.path() + " (" + String.format("%,d", f.bytes())
                             + " bytes read); SIGINT or SIGTERM ends it with the report");
                 }
-                told[0] = tell(f.replayer().findings(), told[0], l);
+                told[0] = tell(f.findings(), told[0], l);
                 if (idleExitNanos > 0 && now - lastGrowth >= idleExitNanos) break;
                 Thread.sleep(POLL_MILLIS);
             }
-            Replayer s = f.end();
-            tell(s.findings(), told[0], l);
-            long bytes = f.bytes();
-            Account a = listener.account(Store.wal(walPath, bytes, WalFormat.V2.label()), s, bytes, WalKeys.of(f.file(), WalFormat.V2));
-            return new PassReport(WalFormat.V2, Level.SEMANTIC, a, Wal.leftoverCompaction(walPath), -1, false, null, SplitScan.Outcome.ONE_THREAD);
+            PassReport report = f.end();
+            tell(f.findings(), told[0], l);
+            return report;
         }
     }
 

@@ -139,11 +139,9 @@ public final class KineOutput {
      * The digest of a live set as kine keeps it: each live key and its value (kine keeps no version, and a key that
      * shared its revision is written at another: what a kine db is compared on after it is written).
      */
-    public static String liveDigest(dev.walkit.format.replay.KeyIndex keys, dev.walkit.format.replay.StateDigest.Source values) {
+    public static String liveDigest(java.util.List<dev.walkit.format.pass.Pass.LiveKey> live, dev.walkit.format.replay.StateDigest.Source values) {
         dev.walkit.format.replay.StateDigest.Builder b = new dev.walkit.format.replay.StateDigest.Builder();
-        keys.forEach(k -> {
-            if (k.live()) b.add(k.key(), 0, 0, 0, 0, k.valueOffset(), k.valueLength());
-        });
+        for (dev.walkit.format.pass.Pass.LiveKey k : live) b.add(k.key(), 0, 0, 0, 0, k.valueOffset(), k.valueLength());
         return b.digest(0, values);
     }
 
@@ -156,12 +154,11 @@ public final class KineOutput {
             if (!form.store().damage().isEmpty()) {
                 throw new java.io.IOException("the kine db did not read back clean (nothing was published): " + form.store().damage().get(0));
             }
-            dev.walkit.format.ReaderOptions ro = dev.walkit.format.ReaderOptions.defaults();
-            try (dev.walkit.format.WalFile f = dev.walkit.format.WalFile.open(form.wal(), ro.maxRecLen())) {
-                dev.walkit.format.replay.Replayer s = dev.walkit.format.replay.Replay.run(f, dev.walkit.format.WalFormat.V2, ro,
-                        dev.walkit.format.replay.Replayer.Options.defaults(), null).state();
-                if (!s.damage().isEmpty()) throw new java.io.IOException("the kine db did not read back clean (nothing was published): " + s.damage().get(0));
-                return liveDigest(s.keys(), f::readFully);
+            try (dev.walkit.format.pass.Pass.Replayed s = dev.walkit.format.pass.Pass.replay(form.wal(), null)) {
+                if (s.damagedSpans() > 0) {
+                    throw new java.io.IOException("the kine db did not read back clean (nothing was published): " + s.report().account().damage().get(0).span());
+                }
+                return liveDigest(s.live(), s.file()::readFully);
             }
         }
     }

@@ -1,7 +1,6 @@
 package dev.walkit.format.pass;
 
 import dev.walkit.format.DamageKind;
-import dev.walkit.format.Finding;
 import dev.walkit.format.KeyValue;
 import dev.walkit.format.LegacyV1;
 import dev.walkit.format.ReaderOptions;
@@ -33,7 +32,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

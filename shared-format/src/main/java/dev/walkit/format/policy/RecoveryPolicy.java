@@ -25,6 +25,11 @@ public sealed interface RecoveryPolicy permits Salvage, PointInTime, TolerateTai
     /** The replay it runs, applying transactions up to {@code toRevision}. */
     Replayer.Options replayOptions(long toRevision);
 
+    /** Whether its replay of a whole log is the rules' own (what every pass replays): then one replay serves both. */
+    default boolean replaysAsTheRules() {
+        return replayOptions(Long.MAX_VALUE).equals(Replayer.Options.defaults());
+    }
+
     /**
      * Why it writes nothing of {@code replayed} (the replay it ran over a log of {@code fileSize} bytes), in
      * one line that starts with "policy LABEL: "; null when it writes what replay kept.

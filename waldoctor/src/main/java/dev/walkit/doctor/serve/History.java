@@ -1,6 +1,5 @@
 package dev.walkit.doctor.serve;
 
-import dev.walkit.format.KeyValue;
 import dev.walkit.format.account.Account;
 import dev.walkit.format.account.Store;
 import dev.walkit.format.pass.StoreHistory.EventVisitor;
