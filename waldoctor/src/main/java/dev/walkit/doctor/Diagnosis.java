@@ -1,6 +1,7 @@
 package dev.walkit.doctor;
 
 import dev.walkit.format.pass.StoreHistory;
+import dev.walkit.format.pass.Tallies;
 import dev.walkit.cli.ExitCode;
 import dev.walkit.format.assess.Assessment;
 import dev.walkit.format.DamageKind;
@@ -77,14 +78,16 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
     }
 
 
-    /** Diagnoses the log {@code x} holds. */
-    public static Diagnosis of(StoreHistory x) {
+    /** Diagnoses the store {@code x} tallies (a WAL's history places its transactions in the file too). */
+    public static Diagnosis of(Tallies x) {
         return new Builder(x).build();
     }
 
     /** Works the diagnosis out of a {@link StoreHistory}. */
     private static final class Builder {
-        final StoreHistory x;
+        final Tallies x;
+        /** A WAL's history (transactions by offset, the file), or null for another store's tallies. */
+        final StoreHistory wal;
         final List<Resource> resources = new ArrayList<>();
         final List<Largest> largest = new ArrayList<>();
         final long[] writesPerDecile = new long[10];
@@ -93,8 +96,9 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         final Assessment.Verdict verdict;
         final dev.walkit.format.replay.LeaseMetadata leases;
 
-        Builder(StoreHistory x) {
+        Builder(Tallies x) {
             this.x = x;
+            this.wal = x instanceof StoreHistory h && h.source().isWal() ? h : null;
             this.leases = x.leaseMetadata();
             ResourceTable byResource = new ResourceTable();
             long first = Math.max(1, x.compactRevision());
@@ -120,12 +124,13 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
             largest.addAll(big);
             recognise();
             verdict = x.account().verdict();
-            if (!x.source().isWal()) recommendForStore();
+            if (wal == null) recommendForStore();
             else recommend(verdict == Assessment.Verdict.HEALTHY, verdict == Assessment.Verdict.TORN_TAIL);
         }
 
         Facts facts() {
-            if (!x.source().isWal()) return new Facts(-1, 0, List.of());
+            if (wal == null) return new Facts(-1, 0, List.of());
+            StoreHistory x = wal;
             int n = x.transactionCount();
             List<long[]> samples = new ArrayList<>();
             int step = Math.max(1, n / REVISION_SAMPLES);
@@ -137,11 +142,11 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
 
         Diagnosis build() {
             List<Long> tenths = java.util.Arrays.stream(writesPerDecile).boxed().toList();
-            return new Diagnosis(facts(), resources, largest, tenths, signatures, next, LostWindows.of(x), x.account());
+            return new Diagnosis(facts(), resources, largest, tenths, signatures, next, wal == null ? List.of() : LostWindows.of(wal), x.account());
         }
 
         private void recognise() {
-            for (DamageLocator.Located l : x.damage()) {
+            for (DamageLocator.Located l : x.account().damage()) {
                 DamageSpan d = l.span();
                 switch (d.kind()) {
                     case CRC_RANGE_BUG -> signatures.add(new Signature("crc-range-bug",
@@ -149,7 +154,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
                     case TORN_TAIL -> signatures.add(new Signature("torn-tail-after-power-loss",
                             "the last record is cut short at the end of the file: a crash mid-append; only unsynced writes are lost"));
                     case GARBAGE_SPAN -> {
-                        if (allZero(d)) signatures.add(new Signature("zero-filled-block", d.length() + " zero bytes at offset " + d.offset()
+                        if (wal != null && allZero(d)) signatures.add(new Signature("zero-filled-block", d.length() + " zero bytes at offset " + d.offset()
                                 + ": a lost disk block or preallocated space; the transactions in it are gone"));
                     }
                     default -> { }
@@ -170,7 +175,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         private boolean allZero(DamageSpan d) {
             long len = Math.min(d.length(), 64L << 20);
             for (long off = 0; off < len; off += 1 << 20) {
-                byte[] b = x.file().read(d.offset() + off, (int) Math.min(1 << 20, len - off));
+                byte[] b = wal.file().read(d.offset() + off, (int) Math.min(1 << 20, len - off));
                 for (byte v : b) if (v != 0) return false;
             }
             return true;
@@ -194,6 +199,7 @@ public record Diagnosis(Facts facts, List<Resource> resources, List<Largest> lar
         }
 
         private void recommend(boolean healthy, boolean tailOnly) {
+            StoreHistory x = wal;
             String p = x.file().path().toString();
             String walrecover = dev.walkit.cli.ToolPath.of("walrecover");
             // A real place beside the store (the runbooks' STORE.recovered), not a placeholder to fill in.

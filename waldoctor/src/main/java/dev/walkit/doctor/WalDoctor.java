@@ -99,6 +99,31 @@ public final class WalDoctor implements Callable<Integer> {
         }
     }
 
+    /** What diagnose does with the store's tallies; returns the exit code. */
+    @FunctionalInterface
+    interface WithTallies {
+        int run(dev.walkit.format.pass.Tallies x) throws IOException;
+    }
+
+    /** As {@link #withIndex}, with what the report needs of the store from one read ({@link Pass#tally}: no history of a db). */
+    static int withTallies(String name, Path path, PrintWriter err, boolean progress, WithTallies action) {
+        err.flush();
+        try {
+            dev.walkit.format.pass.Pass.Input store = dev.walkit.format.pass.Pass.input(path);
+            long size = store.kind() == dev.walkit.format.account.Store.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
+            dev.walkit.format.pass.Tallies x;
+            try (dev.walkit.cli.Progress bar = dev.walkit.cli.Progress.of("loading", size, progress)) {
+                x = Pass.tally(path, bar);
+            }
+            try (x) {
+                return action.run(x);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            err.println(name + ": " + dev.walkit.cli.IoErrors.describe(e));
+            return ExitCode.UNREADABLE.code();
+        }
+    }
+
     static StoreHistory load(Path path, PrintWriter err, boolean progress) throws IOException {
         err.flush();
         // The bar counts the WAL's bytes; another store's history is read into its WAL form first (no bar for it).
@@ -139,7 +164,7 @@ public final class WalDoctor implements Callable<Integer> {
             FileSha256 sha = format == OutputFormat.HTML || report != null ? FileSha256.start(path) : null;
             // A page is read elsewhere (attached to a ticket): it names the input by its absolute path, and so do its next commands.
             Path read = sha != null ? path.toAbsolutePath().normalize() : path;
-            return withIndex("waldoctor diagnose", read, err, format == OutputFormat.SIMPLE, x -> {
+            return withTallies("waldoctor diagnose", read, err, format == OutputFormat.SIMPLE, x -> {
                 Diagnosis d = Diagnosis.of(x);
                 java.util.function.Supplier<DiagnosisHtml.Examined> examined = () -> new DiagnosisHtml.Examined(
                         dev.walkit.cli.FastStart.versionLine("waldoctor"), host() + ":" + x.account().store().path(), x.account().store().bytes(),

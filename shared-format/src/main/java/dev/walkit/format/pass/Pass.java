@@ -245,6 +245,16 @@ public final class Pass {
         return StoreHistory.load(path, progress);
     }
 
+    /**
+     * What a report tallies of the store at {@code path}, from one read: a WAL's history ({@link #history}: the report
+     * places transactions in the file), an etcd db's or kine db's form replayed as it is made (no history, no file
+     * written). {@code progress} sees a WAL's offset now and then, or is null.
+     */
+    public static Tallies tally(Path path, java.util.function.LongConsumer progress) throws IOException {
+        Input in = input(path);
+        return in.isWal() ? StoreHistory.load(path, progress) : StoreTally.read(in);
+    }
+
     /** The finding a compaction's leftover file beside the log is: reported, not damage (wal stays authoritative, §6). */
     public static Finding leftoverFinding(Path leftover) {
         return new Finding(DamageKind.LEFTOVER_COMPACTION, 0, 0, -1, 0, leftover + " exists: a compaction did not finish");

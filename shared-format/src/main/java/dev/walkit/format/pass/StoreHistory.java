@@ -44,7 +44,7 @@ import java.util.function.LongConsumer;
  * heap holds keys and offsets, never values. Also the damage (located between revisions), the
  * findings, the transactions by revision, and the transactions dropped by replay.
  */
-public final class StoreHistory implements Closeable {
+public final class StoreHistory implements Closeable, Tallies {
     /** The replayed state of a key with its history: the history rides on replay's own key state. */
     static final class HistoryState extends KeyState {
         /** The key's last applied record in {@link AppliedRecords}, or -1 until one is applied. */
@@ -500,6 +500,7 @@ public final class StoreHistory implements Closeable {
     }
 
     /** Every key with an applied record or live at the end, in no order (no sort, no copy): for a report's tallies. */
+    @Override
     public void forEachKey(KeyVisitor v) {
         state.keys().forEach(k -> {
             HistoryState h = (HistoryState) k;
@@ -509,6 +510,7 @@ public final class StoreHistory implements Closeable {
     }
 
     /** The revision of every applied record, in the order applied. */
+    @Override
     public void forEachAppliedRevision(java.util.function.LongConsumer v) {
         for (int id = 0, n = applied.size(); id < n; id++) v.accept(applied.revision(id));
     }
@@ -602,21 +604,25 @@ public final class StoreHistory implements Closeable {
     }
 
     /** The last revision applied. */
+    @Override
     public long revision() {
         return state.revision();
     }
 
     /** The compact revision the replay holds (-1: none). */
+    @Override
     public long compactRevision() {
         return state.compactRevision();
     }
 
     /** The leases the replay rebuilt: keys by lease, the next lease ID, the TTL granted. */
+    @Override
     public dev.walkit.format.replay.LeaseMetadata leaseMetadata() {
         return state.leases();
     }
 
     /** How many findings of each kind the rules made (every one: the account's listing may be capped). */
+    @Override
     public java.util.Map<DamageKind, Integer> findingCounts() {
         return state.findingCounts();
     }
@@ -630,10 +636,12 @@ public final class StoreHistory implements Closeable {
     }
 
     /** What the replay read, kept and lost: the one account every view prints. */
+    @Override
     public Account account() {
         return account;
     }
 
+    @Override
     public Path leftoverCompaction() {
         return leftoverCompaction;
     }
@@ -772,6 +780,7 @@ public final class StoreHistory implements Closeable {
         }, progress);
     }
 
+    @Override
     public Source source() {
         return source;
     }

@@ -66,17 +66,31 @@ public final class FormReplay {
                 r.keys().tombstoneCount(), r.findings(), null, r);
     }
 
+    /**
+     * The form replayed by {@link Replayer} alone (no light replay first), into {@code keys} (a key state of the caller's
+     * kind): for a caller that keeps something per key as the replay applies it. The same counts as {@link #run}.
+     */
+    public static Result runFull(Form form, Replayer.Listener listener, KeyIndex keys) throws IOException {
+        Replayer r = full(form, listener == null ? new Replayer.Listener() { } : listener, keys);
+        return new Result(r.transactions(), r.firstRevision(), r.revision(), r.compactRevision(), r.keys().liveCount(),
+                r.keys().tombstoneCount(), r.findings(), null, r);
+    }
+
     /** The form replayed by {@link Replayer}: every finding made. */
     static Replayer full(Form form) throws IOException {
         return full(form, new Replayer.Listener() { });
     }
 
     static Replayer full(Form form, Replayer.Listener listener) throws IOException {
+        return full(form, listener, new KeyIndex());
+    }
+
+    private static Replayer full(Form form, Replayer.Listener listener, KeyIndex keys) throws IOException {
         long[] offset = {0};
         long[] markerAt = {-1};
         byte[][] marker = {null};
         Replayer r = new Replayer(Replayer.Options.defaults(), (at, len) -> at == markerAt[0] ? marker[0] : new byte[len],
-                listener, new KeyIndex());
+                listener, keys);
         TransactionGrouper g = new TransactionGrouper(r);
         form.emit(new RecordSink() {
             @Override
