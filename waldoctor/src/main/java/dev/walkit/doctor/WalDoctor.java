@@ -38,6 +38,22 @@ public final class WalDoctor implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        // The runbooks' `waldoctor diagnose [-w F] PATH` skips building picocli's model of every command (≈ 0.2 s of a
+        // run); anything else, errors included, is picocli's.
+        Diagnose plain = PlainArgs.diagnose(args);
+        if (plain != null) {
+            PrintWriter out = Cli.stdout();
+            PrintWriter err = Cli.stderr();
+            int code;
+            try {
+                code = plain.run(out, err);
+            } catch (RuntimeException e) {
+                code = Cli.internalError("waldoctor diagnose", e, err);
+            }
+            out.flush();
+            err.flush();
+            Cli.exit("waldoctor", code);
+        }
         Cli.exit("waldoctor", run(Cli.stdout(), Cli.stderr(), args));
     }
 
@@ -112,9 +128,11 @@ public final class WalDoctor implements Callable<Integer> {
             dev.walkit.format.pass.Pass.Input store = dev.walkit.format.pass.Pass.input(path);
             long size = store.kind() == dev.walkit.format.account.Store.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
             dev.walkit.format.pass.Tallies x;
+            dev.walkit.cli.Timing.mark("start");
             try (dev.walkit.cli.Progress bar = dev.walkit.cli.Progress.of("loading", size, progress)) {
                 x = Pass.tally(path, bar);
             }
+            dev.walkit.cli.Timing.mark("read");
             try (x) {
                 return action.run(x);
             }
@@ -149,11 +167,16 @@ public final class WalDoctor implements Callable<Integer> {
                 + "(-w html's) to FILE: written whole and fsynced beside it, then renamed into place.")
         Path report;
 
+        /** -w and --json as the plain parse read them ({@link PlainArgs}); null: picocli's mixin has them. */
+        WriteOut given;
+
         @Override
         public Integer call() {
-            WriteOut writeOut = page.options();
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
+            return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
+
+        int run(PrintWriter out, PrintWriter err) {
+            WriteOut writeOut = given != null ? given : page.options();
             if (writeOut.check("waldoctor diagnose", err, OutputFormat.values()) != null) return ExitCode.USAGE.code();
             OutputFormat format = writeOut.format();
             if (report != null && (report.getParent() != null && !java.nio.file.Files.isDirectory(report.getParent()))) {
@@ -166,11 +189,13 @@ public final class WalDoctor implements Callable<Integer> {
             Path read = sha != null ? path.toAbsolutePath().normalize() : path;
             return withTallies("waldoctor diagnose", read, err, format == OutputFormat.SIMPLE, x -> {
                 Diagnosis d = Diagnosis.of(x);
+                dev.walkit.cli.Timing.mark("diagnosed");
                 java.util.function.Supplier<DiagnosisHtml.Examined> examined = () -> new DiagnosisHtml.Examined(
                         dev.walkit.cli.FastStart.versionLine("waldoctor"), host() + ":" + x.account().store().path(), x.account().store().bytes(),
                         sha.result(), java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
                 DiagnosisPrinter.of(format, examined).print(out, d);
                 out.flush();
+                dev.walkit.cli.Timing.mark("printed");
                 if (report != null) {
                     try {
                         writeReport(report, new DiagnosisHtml(examined.get()).page(d));

@@ -1,0 +1,73 @@
+package dev.walkit.doctor;
+
+import dev.walkit.cli.OutputFormat;
+import dev.walkit.cli.WriteOut;
+
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+
+/**
+ * The command line runbooks and CI write to waldoctor, parsed without picocli: {@code diagnose} then {@code -w F},
+ * {@code --write-out F}, {@code --write-out=F}, {@code --json}, {@code --report FILE}, {@code --report=FILE} and one
+ * PATH, each at most once. Anything else (another command, another spelling, a repeated option, an unknown value, an
+ * {@code @file}, help) gives null: picocli parses it and gives its own answer or error. {@code PlainArgsTest} checks
+ * that whatever this accepts, picocli parses to the same options.
+ */
+final class PlainArgs {
+    private PlainArgs() {
+    }
+
+    static WalDoctor.Diagnose diagnose(String[] args) {
+        if (args.length < 2 || !args[0].equals("diagnose")) return null;
+        OutputFormat format = null;
+        boolean json = false;
+        String path = null;
+        String report = null;
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            String value = i + 1 < args.length ? args[i + 1] : null;
+            switch (a) {
+                case "-w", "--write-out" -> {
+                    if (format != null || (format = OutputFormat.named(value)) == null) return null;
+                    i++;
+                }
+                case "--json" -> {
+                    if (json) return null;
+                    json = true;
+                }
+                case "--report" -> {
+                    if (report != null || value == null || !plainWord(value)) return null;
+                    report = value;
+                    i++;
+                }
+                default -> {
+                    if (a.startsWith("--write-out=")) {
+                        if (format != null || (format = OutputFormat.named(a.substring(12))) == null) return null;
+                    } else if (a.startsWith("--report=")) {
+                        if (report != null || a.length() == 9) return null;
+                        report = a.substring(9);
+                    } else if (path == null && plainWord(a)) {
+                        path = a;
+                    } else {
+                        return null;
+                    }
+                }
+            }
+        }
+        if (path == null) return null;
+        WalDoctor.Diagnose d = new WalDoctor.Diagnose();
+        try {
+            d.path = Path.of(path);
+            d.report = report == null ? null : Path.of(report);
+        } catch (InvalidPathException e) {
+            return null;
+        }
+        d.given = WriteOut.of(format, json);
+        return d;
+    }
+
+    /** A word picocli can only take as a value or PATH: not an option, not an @file. */
+    private static boolean plainWord(String a) {
+        return !a.isEmpty() && !a.startsWith("-") && !a.startsWith("@");
+    }
+}
