@@ -46,9 +46,15 @@ final class Follow {
     private static final int COMPARE_VALUE_BYTES = 64 << 10;
     private static final int MAX_ATTEMPTS = 30;
 
-    /** When the follow ends: at a revision, when a file appears, on a signal. */
-    record Until(long revision, Path cutoverFile, String markerKey) {
+    /** When the follow ends: at a revision, when a file appears, on a signal; and how many follow transactions it keeps in flight. */
+    record Until(long revision, Path cutoverFile, String markerKey, int pipeline) {
+        Until(long revision, Path cutoverFile, String markerKey) {
+            this(revision, cutoverFile, markerKey, DEFAULT_PIPELINE);
+        }
     }
+
+    /** Follow transactions in flight at once unless --pipeline says otherwise. */
+    static final int DEFAULT_PIPELINE = 32;
 
     private final MigrateOptions o;
     private final Until until;
@@ -73,6 +79,21 @@ final class Follow {
     private long[] lagRevisions = new long[1024];
     private long[] lagNanos = new long[1024];
     private int lags;
+    /**
+     * The window: follow transactions sent at once and not yet settled, in source order (at most {@link Until#pipeline}),
+     * whose keys no two share ({@link #windowKeys}): the target may apply them in any order and each key still goes
+     * through the source's states in turn.
+     */
+    private final List<InFlight> window = new ArrayList<>();
+    private final Set<java.nio.ByteBuffer> windowKeys = new HashSet<>();
+    /** Source revisions an earlier run applied past its marker (their receipts in the target): not applied again. */
+    private final Set<Long> appliedAhead = new HashSet<>();
+    /** The most transactions that were in flight at once. */
+    private int mostInFlight;
+    /** Windows in which a transaction failed (a conflict, an answer lost) and was settled from the target's marker and receipts. */
+    private long pipelineRestarts;
+    /** The marker as the target holds it between windows: each transaction of a window compares the marker's value with it. */
+    private FollowMarker lastSent;
 
     Follow(MigrateOptions o, Until until, PrintWriter notice, PrintWriter progress, BooleanSupplier signalled) {
         this.o = o;
@@ -138,7 +159,19 @@ final class Follow {
             }
             tally.nanos = System.nanoTime() - start;
             MigrationReport copied = tally.done();
-            Cut c = follow(feed, revision, (rev, todo) -> applyMarker(new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, rev), todo));
+            lastSent = new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, revision);
+            learnReceipts();
+            Cut c = follow(feed, revision, new Applier() {
+                @Override
+                public void apply(SourceTxn t, List<Change> todo) throws Exception {
+                    send(feed, t, new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, t.revision()), todo);
+                }
+
+                @Override
+                public void drain() throws Exception {
+                    closeWindow(feed);
+                }
+            });
             Comparison verify;
             try (KeySource state = feed.state(c.revision())) {
                 verify = Comparison.run(state, o, key -> FollowMarker.owns(until.markerKey(), key));
@@ -170,7 +203,10 @@ final class Follow {
             tally.written = staged.keys();
             tally.nanos = System.nanoTime() - start;
             MigrationReport copied = tally.done();
-            Cut c = follow(feed, revision, (rev, todo) -> staged.append(rev, todo, feed::ttlOf));
+            Cut c = follow(feed, revision, (t, todo) -> {
+                staged.append(t.revision(), todo, feed::ttlOf);
+                applied(feed, t);
+            });
             Comparison verify;
             try (KeySource want = KeySource.under(feed.state(c.revision()), prefix); KeySource got = staged.readBack()) {
                 verify = Comparison.between(want, got, lease -> staged.storedLease(lease, feed::ttlOf));
@@ -197,9 +233,12 @@ final class Follow {
     }
 
     /** Applies one source transaction (its changes under the prefix) to the target. */
-    @FunctionalInterface
     private interface Applier {
-        void apply(long revision, List<Change> changes) throws Exception;
+        void apply(SourceTxn t, List<Change> changes) throws Exception;
+
+        /** Waits until every transaction given is applied (a pipeline's in flight answered). */
+        default void drain() throws Exception {
+        }
     }
 
     /**
@@ -239,6 +278,7 @@ final class Follow {
             else quiet = 0;
             cut = h;
         }
+        a.drain();
         if (progress != null) progress.print("\r\033[K");
         return new Cut(why, cutStart, Math.max(cut, applied));
     }
@@ -250,7 +290,7 @@ final class Follow {
         Arrays.sort(r);
         Arrays.sort(n);
         return new FollowReport(resumed, copyRevision, transactions, changes, conflicts, List.copyOf(conflictKeys), absentAlready, pct(r, 50), pct(r, 99),
-                pct(n, 50) / 1e6, pct(n, 99) / 1e6, c.revision(), c.why(), cutSeconds, verify);
+                pct(n, 50) / 1e6, pct(n, 99) / 1e6, c.revision(), c.why(), cutSeconds, verify, until.pipeline(), mostInFlight, pipelineRestarts);
     }
 
     /** The changes of {@code t} under the prefix. */
@@ -287,20 +327,210 @@ final class Follow {
         return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * p / 100.0) - 1)];
     }
 
-    /** Applies {@code t} (if past {@code applied}) by {@code a}; the revision applied through. */
+    /** Applies {@code t} (if past {@code applied}) by {@code a}; the revision applied through (sent, when pipelined). */
     private long apply(ChangeFeed feed, SourceTxn t, long applied, Applier a) throws Exception {
         if (t.revision() <= applied) return applied;
         List<Change> todo = inPrefix(t);
-        a.apply(t.revision(), todo);
+        a.apply(t, todo);
         transactions++;
         changes += todo.size();
+        return t.revision();
+    }
+
+    /** The lag a transaction kept: how far the source was ahead, and how long from its read to the target holding it. */
+    private void applied(ChangeFeed feed, SourceTxn t) {
         if (lags == lagRevisions.length) {
             lagRevisions = Arrays.copyOf(lagRevisions, lags * 2);
             lagNanos = Arrays.copyOf(lagNanos, lags * 2);
         }
         lagRevisions[lags] = Math.max(0, feed.head() - t.revision());
         lagNanos[lags++] = System.nanoTime() - t.seenNanos();
-        return t.revision();
+    }
+
+    /** A follow transaction of the window: sent (its answer), or applied by an earlier run (no answer). */
+    private record InFlight(SourceTxn source, FollowMarker next, List<Change> todo, List<Long> newLeases,
+                            java.util.concurrent.CompletableFuture<TxnResponse> answer) {
+    }
+
+    /**
+     * Sends {@code todo} (the source transaction {@code t}, the marker to move to {@code next}) in the window: up to
+     * {@link Until#pipeline} transactions in flight at once, no two writing the same key, so that the order the target
+     * applies them in (etcd applies requests in flight at once in any order) changes nothing a key goes through. Each
+     * compares, besides its keys' previous values, the marker's value (as it stood before the window) and its own
+     * receipt's absence, and writes the receipt: a transaction is applied once. When the window is full, or the next
+     * transaction writes a key of the window, the window is settled ({@link #closeWindow}): the marker moves past it.
+     * One in flight: every transaction through {@link #applyMarker}, the marker moved by each.
+     */
+    private void send(ChangeFeed feed, SourceTxn t, FollowMarker next, List<Change> todo) throws Exception {
+        if (until.pipeline() <= 1) {
+            applyMarker(next, todo);
+            applied(feed, t);
+            return;
+        }
+        List<java.nio.ByteBuffer> keys = new ArrayList<>(todo.size());
+        boolean overlaps = false;
+        for (Change c : todo) {
+            java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(c.key());
+            keys.add(k);
+            overlaps |= windowKeys.contains(k);
+        }
+        if (overlaps || window.size() >= until.pipeline()) closeWindow(feed);
+        windowKeys.addAll(keys);
+        if (appliedAhead.remove(t.revision())) {
+            window.add(new InFlight(t, next, todo, List.of(), null)); // its receipt says an earlier run applied it
+            return;
+        }
+        List<Cmp> cmps = new ArrayList<>();
+        List<Op> ops = new ArrayList<>();
+        List<Long> newLeases = new ArrayList<>();
+        ByteSequence receipt = ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), t.revision()));
+        cmps.add(new Cmp(ByteSequence.from(markerKey), Cmp.Op.EQUAL, CmpTarget.value(ByteSequence.from(lastSent.encode()))));
+        cmps.add(new Cmp(receipt, Cmp.Op.EQUAL, CmpTarget.createRevision(0)));
+        changes(todo, cmps, ops, newLeases);
+        for (long l : newLeases) {
+            ops.add(Op.put(ByteSequence.from(FollowMarker.leaseKey(until.markerKey(), l)),
+                    ByteSequence.from(Long.toString(leases.mapped(l)), StandardCharsets.UTF_8), PutOption.DEFAULT));
+        }
+        ops.add(Op.put(receipt, ByteSequence.from(new byte[] {'1'}), PutOption.DEFAULT));
+        java.util.concurrent.CompletableFuture<TxnResponse> answer;
+        try {
+            answer = kv.txn().If(cmps.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit();
+        } catch (RuntimeException e) {
+            answer = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        window.add(new InFlight(t, next, todo, newLeases, answer));
+        mostInFlight = Math.max(mostInFlight, window.size());
+    }
+
+    /**
+     * Settles the window: every answer waited for; a transaction that failed (a conflict, an answer lost) settled one at a
+     * time in source order, from what the target holds (its receipt: applied; else through {@link #applyMarker}, which
+     * leaves a conflict as it is and moves the marker to it); then one transaction moves the marker past the window and
+     * removes its receipts.
+     */
+    private void closeWindow(ChangeFeed feed) throws Exception {
+        if (window.isEmpty()) return;
+        List<InFlight> failed = new ArrayList<>();
+        for (InFlight f : window) {
+            if (f.answer() == null) continue;
+            TxnResponse r;
+            try {
+                r = f.answer().get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                r = null;
+            }
+            if (r != null && r.isSucceeded()) recorded.addAll(f.newLeases());
+            else failed.add(f);
+        }
+        ByteSequence mk = ByteSequence.from(markerKey);
+        if (!failed.isEmpty()) {
+            pipelineRestarts++;
+            KeyValue now = markerNow();
+            markerRevision = now.getModRevision();
+            for (InFlight f : failed) {
+                ByteSequence receipt = ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), f.source().revision()));
+                if (kv.get(receipt).get(30, TimeUnit.SECONDS).getCount() > 0) {
+                    recorded.addAll(f.newLeases()); // applied: its answer was lost
+                    continue;
+                }
+                // Not applied: its keys' compares failed (another writer on the target) or it never arrived. The marker
+                // moves to it with what of it still applies; the window's other transactions are independent of it.
+                applyMarker(f.next(), f.todo());
+            }
+        }
+        InFlight last = window.get(window.size() - 1);
+        List<Op> ops = new ArrayList<>();
+        for (InFlight f : window) ops.add(Op.delete(ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), f.source().revision())), DeleteOption.DEFAULT));
+        List<Long> newLeases = new ArrayList<>();
+        markerOps(last.next(), ops, newLeases);
+        for (int attempt = 0; ; attempt++) {
+            try {
+                TxnResponse r = kv.txn().If(new Cmp(mk, Cmp.Op.EQUAL, CmpTarget.modRevision(markerRevision)))
+                        .Then(ops.toArray(Op[]::new)).commit().get(30, TimeUnit.SECONDS);
+                if (r.isSucceeded()) {
+                    markerRevision = r.getHeader().getRevision();
+                    break;
+                }
+                KeyValue now = markerNow();
+                FollowMarker found = FollowMarker.decode(now.getValue().getBytes());
+                if (last.next().equals(found)) { // moved by an attempt whose answer was lost
+                    markerRevision = now.getModRevision();
+                    break;
+                }
+                throw new IllegalStateException("the follow's marker " + until.markerKey() + " was changed by someone else (another walmigrate on this "
+                        + "target?): stopped at source revision " + (window.get(0).source().revision() - 1));
+            } catch (IllegalStateException e) {
+                throw e;
+            } catch (Exception e) {
+                if (Migrator.refused(e) || attempt >= MAX_ATTEMPTS) {
+                    throw new IllegalStateException("etcd has not taken the follow's marker at source revision " + last.source().revision()
+                            + " (" + e.getMessage() + "): run the same command again when it answers (it resumes there)", e);
+                }
+                Thread.sleep(Math.min(2000, 50L << Math.min(attempt, 6)));
+            }
+        }
+        recorded.addAll(newLeases);
+        for (InFlight f : window) applied(feed, f.source());
+        lastSent = last.next();
+        window.clear();
+        windowKeys.clear();
+    }
+
+    /** The marker as the target holds it now: this follow's, or the run stops. */
+    private KeyValue markerNow() throws Exception {
+        GetResponse m = kv.get(ByteSequence.from(markerKey)).get(30, TimeUnit.SECONDS);
+        KeyValue now = m.getKvs().isEmpty() ? null : m.getKvs().get(0);
+        FollowMarker found = now == null ? null : FollowMarker.decode(now.getValue().getBytes());
+        if (found == null || !found.source().equals(lastSent.source()) || found.phase() != FollowMarker.Phase.FOLLOW) {
+            throw new IllegalStateException("the follow's marker " + until.markerKey() + " was changed by someone else (another walmigrate on this "
+                    + "target?): stopped at source revision " + lastSent.revision());
+        }
+        return now;
+    }
+
+    /** The receipts an earlier run left past its marker (it was killed in a window): those transactions are applied. */
+    private void learnReceipts() throws Exception {
+        byte[] p = FollowMarker.receiptPrefix(until.markerKey());
+        GetResponse r = kv.get(ByteSequence.from(p), GetOption.builder().isPrefix(true).withKeysOnly(true).build()).get(60, TimeUnit.SECONDS);
+        for (KeyValue x : r.getKvs()) {
+            long rev = FollowMarker.receiptRevision(until.markerKey(), x.getKey().getBytes());
+            if (rev > lastSent.revision()) appliedAhead.add(rev);
+        }
+    }
+
+    /** The compares and operations of {@code todo}'s changes; the source leases they name that the marker does not map yet. */
+    private void changes(List<Change> todo, List<Cmp> cmps, List<Op> ops, List<Long> newLeases) throws Exception {
+        long bytes = 0;
+        for (Change c : todo) bytes += c.key().length + (c.value() == null ? 0 : c.value().length) + (c.prev() == null ? 0 : c.prev().length);
+        boolean compareValues = bytes <= MigrateOptions.MAX_REQUEST_BYTES;
+        for (Change c : todo) {
+            ByteSequence key = Migrator.wrap(c.key());
+            if (c.prevKnown()) {
+                if (c.prev() == null) cmps.add(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)));
+                else if (compareValues && c.prev().length <= COMPARE_VALUE_BYTES) cmps.add(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(Migrator.wrap(c.prev()))));
+                else cmps.add(new Cmp(key, Cmp.Op.GREATER, CmpTarget.version(0)));
+            }
+            if (c.delete()) {
+                ops.add(Op.delete(key, DeleteOption.DEFAULT));
+            } else {
+                long lease = leases.forSource(c.lease(), 30);
+                if (c.lease() > 0 && !recorded.contains(c.lease()) && !newLeases.contains(c.lease())) newLeases.add(c.lease());
+                ops.add(Op.put(key, Migrator.wrap(c.value()), lease == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(lease).build()));
+            }
+        }
+    }
+
+    /** The marker moved to {@code next}, with every lease mapping not yet in it (the copy's grants and reuses). */
+    private void markerOps(FollowMarker next, List<Op> ops, List<Long> newLeases) {
+        if (next == null) return;
+        for (Map.Entry<Long, Long> l : leases.all().entrySet()) {
+            if (!recorded.contains(l.getKey()) && !newLeases.contains(l.getKey())) newLeases.add(l.getKey());
+        }
+        for (long l : newLeases) {
+            ops.add(Op.put(ByteSequence.from(FollowMarker.leaseKey(until.markerKey(), l)),
+                    ByteSequence.from(Long.toString(leases.mapped(l)), StandardCharsets.UTF_8), PutOption.DEFAULT));
+        }
+        ops.add(Op.put(ByteSequence.from(markerKey), ByteSequence.from(next.encode()), PutOption.DEFAULT));
     }
 
     /**
@@ -323,32 +553,8 @@ final class Follow {
                 for (Change c : left) bytes += c.key().length + (c.value() == null ? 0 : c.value().length) + (c.prev() == null ? 0 : c.prev().length);
                 boolean compareValues = bytes <= MigrateOptions.MAX_REQUEST_BYTES;
                 List<Long> newLeases = new ArrayList<>();
-                for (Change c : left) {
-                    ByteSequence key = Migrator.wrap(c.key());
-                    if (c.prevKnown()) {
-                        if (c.prev() == null) cmps.add(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)));
-                        else if (compareValues && c.prev().length <= COMPARE_VALUE_BYTES) cmps.add(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(Migrator.wrap(c.prev()))));
-                        else cmps.add(new Cmp(key, Cmp.Op.GREATER, CmpTarget.version(0)));
-                    }
-                    if (c.delete()) {
-                        ops.add(Op.delete(key, DeleteOption.DEFAULT));
-                    } else {
-                        long lease = leases.forSource(c.lease(), 30);
-                        if (c.lease() > 0 && !recorded.contains(c.lease()) && !newLeases.contains(c.lease())) newLeases.add(c.lease());
-                        ops.add(Op.put(key, Migrator.wrap(c.value()), lease == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(lease).build()));
-                    }
-                }
-                if (next != null) {
-                    // Every mapping not yet in the marker (the copy's grants and reuses), with the transaction that may need it.
-                    for (Map.Entry<Long, Long> l : leases.all().entrySet()) {
-                        if (!recorded.contains(l.getKey()) && !newLeases.contains(l.getKey())) newLeases.add(l.getKey());
-                    }
-                    for (long l : newLeases) {
-                        ops.add(Op.put(ByteSequence.from(FollowMarker.leaseKey(until.markerKey(), l)),
-                                ByteSequence.from(Long.toString(leases.mapped(l)), StandardCharsets.UTF_8), PutOption.DEFAULT));
-                    }
-                    ops.add(Op.put(mk, ByteSequence.from(next.encode()), PutOption.DEFAULT));
-                }
+                changes(left, cmps, ops, newLeases);
+                markerOps(next, ops, newLeases);
                 TxnResponse r = kv.txn().If(cmps.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit().get(30, TimeUnit.SECONDS);
                 lastAnswer = System.nanoTime();
                 if (r.isSucceeded()) {

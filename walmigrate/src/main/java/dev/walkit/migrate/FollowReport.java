@@ -17,8 +17,12 @@ package dev.walkit.migrate;
  * @param cutoverWhy       what started the cut-over (the --cutover file, a signal, --until-revision)
  * @param cutoverSeconds   from that moment to the target verified and the marker removed
  * @param verify           the target against the source at the cut-over revision
+ * @param pipeline         follow transactions allowed in flight at once (--pipeline)
+ * @param mostInFlight     the most that were in flight at once
+ * @param pipelineRestarts times the pipeline stopped (a compare failed, an answer was lost) and went on from the marker
  */
 public record FollowReport(String resumed, long copyRevision, long transactions, long changes, long conflicts, java.util.List<byte[]> conflictKeys, long alreadyAbsent,
                            long lagRevisionsP50, long lagRevisionsP99, double lagMillisP50, double lagMillisP99,
-                           long cutoverRevision, String cutoverWhy, double cutoverSeconds, Comparison verify) {
+                           long cutoverRevision, String cutoverWhy, double cutoverSeconds, Comparison verify,
+                           int pipeline, int mostInFlight, long pipelineRestarts) {
 }

@@ -481,6 +481,12 @@ public final class WalMigrate implements Callable<Integer> {
                 description = "With --follow: the target key that holds where the follow stands (default ${DEFAULT-VALUE}); removed at the cut-over.")
         String marker;
 
+        @Option(names = "--pipeline", paramLabel = "N", defaultValue = "" + Follow.DEFAULT_PIPELINE,
+                description = "With --follow into etcd: keep up to N follow transactions in flight (default ${DEFAULT-VALUE}; 1: one at a time). "
+                        + "Each still applies only after the one before it (its compare names that one's marker); a failed one stops "
+                        + "the pipeline, which goes on from the target's marker.")
+        int pipeline;
+
         /** A usage error, or null. */
         String check(MigrateOptions o, OfflineMixin offline) {
             if (!follow) {
@@ -496,6 +502,7 @@ public final class WalMigrate implements Callable<Integer> {
                 return "--cutover " + cutover + " exists already: remove it first (the follow would cut over as soon as it has copied)";
             }
             if (marker == null || marker.isEmpty()) return "--marker must name a key";
+            if (pipeline < 1 || pipeline > 100) return "--pipeline must be between 1 and 100 (a window's receipts are removed in one transaction: etcd takes 128 operations)";
             return null;
         }
     }
@@ -522,7 +529,7 @@ public final class WalMigrate implements Callable<Integer> {
     private static int follow(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f,
                               dev.walkit.cli.StopOnSignal stop) {
         try (EarlyClient target = EarlyClient.connect(o); ChangeFeed feed = open.open()) {
-            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker), err, Cli.stderrIsTerminal() ? err : null, stop::stopped)
+            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker, f.pipeline), err, Cli.stderrIsTerminal() ? err : null, stop::stopped)
                     .run(feed, target);
             MigrationReport c = r.copy();
             ExitCode code = r.stopped() != null || !c.errors().isEmpty() || !c.tooLarge().isEmpty() ? ExitCode.FAILED

@@ -1,0 +1,101 @@
+package dev.walkit.migrate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.walkit.testdata.Await;
+import dev.walkit.testdata.EtcdCluster;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.options.GetOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static dev.walkit.migrate.FollowMigrateTest.bs;
+import static dev.walkit.migrate.FollowMigrateTest.client;
+import static dev.walkit.migrate.FollowMigrateTest.follow;
+import static dev.walkit.migrate.FollowMigrateTest.json;
+import static dev.walkit.migrate.FollowMigrateTest.served;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The pipelined follow with real etcds: a burst of the source's writes applied with many follow transactions in flight,
+ * each still only after the one before it; a transaction that fails (a conflict) stops the pipeline, which goes on from
+ * the target's marker: nothing applied twice, nothing skipped, the conflict never overwritten.
+ */
+class FollowPipelineTest {
+    @TempDir
+    Path dir;
+
+    /** {@code n} puts sent at once (each its own revision), answered. */
+    private static void burst(KV kv, String prefix, int from, int n) throws Exception {
+        List<CompletableFuture<?>> sent = new ArrayList<>();
+        for (int i = from; i < from + n; i++) sent.add(kv.put(bs(prefix + (i % 700)), bs("v" + i)));
+        CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aBurstIsAppliedWithManyInFlightAndTheTargetEndsEqual() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             Client s = client(src.endpoints()); Client t = client(dst.endpoints())) {
+            KV kv = s.getKVClient();
+            for (int i = 0; i < 100; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0")).get();
+            long start = kv.get(bs("/registry/")).get().getHeader().getRevision();
+            Path cut = dir.resolve("cutover");
+            FollowMigrateTest.Following run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
+                    "--prefix", "/registry/", "--follow", "--pipeline", "16", "--cutover", cut.toString(), "-w", "json");
+            run.started();
+            burst(kv, "/registry/configmaps/ns/cm-", 0, 3000);
+            long end = kv.get(bs("/registry/")).get().getHeader().getRevision();
+            JsonNode j = FollowMigrateTest.cutOver(cut, run, 2999);
+            assertEquals(end - start, j.get("transactions").asLong(), "every source transaction once: " + j);
+            assertEquals(16, j.get("pipeline").asInt());
+            assertTrue(j.get("pipeline_most_in_flight").asInt() > 1, "more than one in flight under a burst: " + j);
+            assertEquals(0, j.get("pipeline_restarts").asLong(), "nothing failed: " + j);
+            assertEquals(served(s, "/registry/", false), served(t, "/registry/", false));
+        }
+    }
+
+    @Test
+    void aConflictInTheMiddleOfABurstStopsThePipelineWhichGoesOnFromTheMarker() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             Client s = client(src.endpoints()); Client t = client(dst.endpoints())) {
+            KV kv = s.getKVClient();
+            for (int i = 0; i < 100; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("v0")).get();
+            Path cut = dir.resolve("cutover");
+            FollowMigrateTest.Following run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
+                    "--prefix", "/registry/", "--follow", "--pipeline", "32", "--cutover", cut.toString(), "-w", "json");
+            run.started();
+            // Someone else writes one key of the prefix in the target; the source then changes it amid a burst.
+            t.getKVClient().put(bs("/registry/theirs"), bs("theirs")).get();
+            burst(kv, "/registry/configmaps/ns/cm-", 0, 1000);
+            kv.put(bs("/registry/theirs"), bs("ours")).get();
+            burst(kv, "/registry/configmaps/ns/cm-", 1000, 1000);
+            Files.createFile(cut);
+            WalMigrateTest.Run r = run.get(Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(1, r.exit(), "a conflict: exit 1: " + r.out() + r.err());
+            JsonNode j = json(r);
+            assertEquals(1, j.get("follow_conflicts").asLong(), r.out());
+            assertEquals("/registry/theirs", j.get("follow_conflict_keys").get(0).asText());
+            assertTrue(j.get("pipeline_restarts").asLong() >= 1, "the failed transaction stopped the pipeline: " + r.out());
+            assertEquals(2001, j.get("transactions").asLong(), "every source transaction once, the conflict's too: " + r.out());
+            assertEquals("theirs", t.getKVClient().get(bs("/registry/theirs")).get().getKvs().get(0).getValue().toString(StandardCharsets.UTF_8),
+                    "never overwritten");
+            Map<String, String> want = served(s, "/registry/", false);
+            Map<String, String> got = served(t, "/registry/", false);
+            want.remove("/registry/theirs");
+            got.remove("/registry/theirs");
+            assertEquals(want, got, "everything else as the source has it: nothing skipped, nothing applied twice");
+            assertEquals(1, j.get("different_count").asLong(), r.out());
+            assertEquals(1, t.getKVClient().get(bs(FollowMarker.DEFAULT_KEY), GetOption.DEFAULT).get().getCount(), "the marker stays while the target differs");
+        }
+    }
+}
