@@ -36,7 +36,7 @@ public final class MirrorBench {
     }
 
     /** What one tool did: its copy, the lag it kept under the load, its CPU per change, its cut-over. */
-    private record Run(String name, double copySeconds, double[] lag, double cpuPerChangeMs, double cutoverSeconds, long seen, String note) {
+    private record Run(String name, double copySeconds, double[] lag, double cpuPerChangeMs, double cutoverSeconds, long seen, String note, double applyRate) {
     }
 
     public static void main(String[] a) throws Exception {
@@ -61,7 +61,8 @@ public final class MirrorBench {
             Path cut = work.resolve("cutover");
             Files.deleteIfExists(cut);
             runs.add(run("walmigrate", new ProcessBuilder(walmigrate, "etcd", "--source-endpoints", src, "--endpoints", targets[1], "--prefix", "/registry/",
-                    "--follow", "--cutover", cut.toString(), "-w", "json"), cut, s, targets[1], "/registry/load-b/", keys, rate, seconds, work));
+                    "--follow", "--pipeline", System.getenv().getOrDefault("WALKIT_BENCH_PIPELINE", "" + 32), "--cutover", cut.toString(), "-w", "json"),
+                    cut, s, targets[1], "/registry/load-b/", keys, rate, seconds, work));
             runs.add(run("jetcd-mirror", new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp", classPath, JetcdMirror.class.getName(), src, "/registry/",
                     targets[2]), null, s, targets[2], "/registry/load-c/", keys, rate, seconds, work));
         }
@@ -77,6 +78,8 @@ public final class MirrorBench {
                 w.cpuPerChangeMs() / m.cpuPerChangeMs());
         System.out.printf("%-36s %12.2f %12.2f %12.2f%n", "cut-over (s)", m.cutoverSeconds(), w.cutoverSeconds(), j.cutoverSeconds());
         System.out.printf("%-36s %12d %12d %12d%n", "events seen of " + rate * seconds, m.seen(), w.seen(), j.seen());
+        System.out.printf("%-36s %12.0f %12.0f %12.0f %14.2f%n", "apply rate (changes/s) under the load", m.applyRate(), w.applyRate(), j.applyRate(),
+                w.applyRate() / m.applyRate());
         System.out.println("(copy: until the target holds every key; make-mirror's and jetcd-mirror's cut-over: until the target holds the last write; "
                 + "walmigrate's: from the cut-over file to its exit, drained and verified: " + w.note() + ")");
     }
@@ -102,7 +105,10 @@ public final class MirrorBench {
             Watch.Watcher watcher = watch(t, loadPrefix, at);
             Thread.sleep(2000); // the copy's end behind it: the lag under a steady load, not the switch to following
             double cpu0 = cpu(p);
+            long loadStart = System.nanoTime();
             long stopped = load(s, loadPrefix, rate, sent);
+            System.err.printf("MirrorBench: %s: the source took %,d puts in %.1f s (%.0f a second)%n", name, n, (stopped - loadStart) / 1e9,
+                    n / ((stopped - loadStart) / 1e9));
             double cpu = cpu(p) - cpu0;
             double cut;
             String note = "";
@@ -120,7 +126,7 @@ public final class MirrorBench {
             watcher.close();
             p.destroy();
             p.waitFor();
-            return new Run(name, copy, lags(sent, at), cpu * 1000 / n, cut, count(at), note);
+            return new Run(name, copy, lags(sent, at), cpu * 1000 / n, cut, count(at), note, applyRate(at));
         }
     }
 
@@ -162,18 +168,43 @@ public final class MirrorBench {
         }
     }
 
-    /** RATE puts a second under {@code prefix} ({@code sent.length} of them), each answer's time in {@code sent}; when the last was answered. */
+    /**
+     * RATE puts a second under {@code prefix} ({@code sent.length} of them), each sent when it is due (not after the one
+     * before it is answered: a writer at 5,000 a second outruns one round trip at a time), at most 512 unanswered; each
+     * answer's time in {@code sent}; when the last was answered.
+     */
     private static long load(Client s, String prefix, int rate, long[] sent) throws Exception {
         byte[] value = new byte[700];
         new Random(1).nextBytes(value);
+        Semaphore unanswered = new Semaphore(512);
+        List<CompletableFuture<?>> all = new ArrayList<>(sent.length);
         long start = System.nanoTime();
         for (int i = 0; i < sent.length; i++) {
             long due = start + (long) (i * 1e9 / rate);
             for (long now; (now = System.nanoTime()) < due; ) java.util.concurrent.locks.LockSupport.parkNanos(due - now); // no core spun: 2 cores here
-            s.getKVClient().put(ByteSequence.from(prefix + i, StandardCharsets.UTF_8), ByteSequence.from(value)).get();
-            sent[i] = System.nanoTime();
+            unanswered.acquire();
+            int k = i;
+            all.add(s.getKVClient().put(ByteSequence.from(prefix + i, StandardCharsets.UTF_8), ByteSequence.from(value)).whenComplete((r, e) -> {
+                sent[k] = System.nanoTime();
+                unanswered.release();
+            }));
         }
+        CompletableFuture.allOf(all.toArray(CompletableFuture<?>[]::new)).get(600, TimeUnit.SECONDS);
         return System.nanoTime();
+    }
+
+    /** Changes a second the target took under the load: the events seen over the span from the first to the last seen. */
+    private static double applyRate(long[] at) {
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        long n = 0;
+        for (long x : at) {
+            if (x == 0) continue;
+            first = Math.min(first, x);
+            last = Math.max(last, x);
+            n++;
+        }
+        return n < 2 ? Double.NaN : (n - 1) / ((last - first) / 1e9);
     }
 
     private static Watch.Watcher watch(Client c, String prefix, long[] at) {

@@ -80,20 +80,26 @@ final class Follow {
     private long[] lagNanos = new long[1024];
     private int lags;
     /**
-     * The window: follow transactions sent at once and not yet settled, in source order (at most {@link Until#pipeline}),
-     * whose keys no two share ({@link #windowKeys}): the target may apply them in any order and each key still goes
-     * through the source's states in turn.
+     * Follow transactions sent and not yet answered, in source order (at most {@link Until#pipeline}); no two write the
+     * same key ({@link #keysInFlight}), so the order the target applies them in (etcd applies requests in flight at once
+     * in any order) changes nothing a key goes through.
      */
-    private final List<InFlight> window = new ArrayList<>();
-    private final Set<java.nio.ByteBuffer> windowKeys = new HashSet<>();
+    private final java.util.ArrayDeque<InFlight> inFlight = new java.util.ArrayDeque<>();
+    private final Map<java.nio.ByteBuffer, Integer> keysInFlight = new java.util.HashMap<>();
     /** Source revisions an earlier run applied past its marker (their receipts in the target): not applied again. */
     private final Set<Long> appliedAhead = new HashSet<>();
     /** The most transactions that were in flight at once. */
     private int mostInFlight;
-    /** Windows in which a transaction failed (a conflict, an answer lost) and was settled from the target's marker and receipts. */
+    /** Transactions that failed in the pipeline (a conflict, a lost answer) and were settled alone from what the target holds. */
     private long pipelineRestarts;
-    /** The marker as the target holds it between windows: each transaction of a window compares the marker's value with it. */
-    private FollowMarker lastSent;
+    /** Every source transaction up to this one is applied (answered in order); the marker moves up to it. */
+    private FollowMarker confirmed;
+    /** What the marker says in the target (as this run last moved it). */
+    private FollowMarker markerAt;
+    /** The marker's move in flight (one at a time), and where it moves to; null: none. */
+    private java.util.concurrent.CompletableFuture<TxnResponse> markerMove;
+    private FollowMarker markerMovingTo;
+    private List<Long> markerMoveLeases = List.of();
 
     Follow(MigrateOptions o, Until until, PrintWriter notice, PrintWriter progress, BooleanSupplier signalled) {
         this.o = o;
@@ -159,7 +165,7 @@ final class Follow {
             }
             tally.nanos = System.nanoTime() - start;
             MigrationReport copied = tally.done();
-            lastSent = new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, revision);
+            confirmed = markerAt = new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, revision);
             learnReceipts();
             Cut c = follow(feed, revision, new Applier() {
                 @Override
@@ -169,7 +175,8 @@ final class Follow {
 
                 @Override
                 public void drain() throws Exception {
-                    closeWindow(feed);
+                    while (!inFlight.isEmpty()) answerOldest(feed);
+                    settleMarker(true);
                 }
             });
             Comparison verify;
@@ -347,19 +354,18 @@ final class Follow {
         lagNanos[lags++] = System.nanoTime() - t.seenNanos();
     }
 
-    /** A follow transaction of the window: sent (its answer), or applied by an earlier run (no answer). */
-    private record InFlight(SourceTxn source, FollowMarker next, List<Change> todo, List<Long> newLeases,
+    /** A follow transaction in flight: sent (its answer), or applied by an earlier run (no answer). */
+    private record InFlight(SourceTxn source, FollowMarker next, List<Change> todo, List<java.nio.ByteBuffer> keys, List<Long> newLeases,
                             java.util.concurrent.CompletableFuture<TxnResponse> answer) {
     }
 
     /**
-     * Sends {@code todo} (the source transaction {@code t}, the marker to move to {@code next}) in the window: up to
-     * {@link Until#pipeline} transactions in flight at once, no two writing the same key, so that the order the target
-     * applies them in (etcd applies requests in flight at once in any order) changes nothing a key goes through. Each
-     * compares, besides its keys' previous values, the marker's value (as it stood before the window) and its own
-     * receipt's absence, and writes the receipt: a transaction is applied once. When the window is full, or the next
-     * transaction writes a key of the window, the window is settled ({@link #closeWindow}): the marker moves past it.
-     * One in flight: every transaction through {@link #applyMarker}, the marker moved by each.
+     * Sends {@code todo} (the source transaction {@code t}; {@code next}, the marker that says it is applied) with up to
+     * {@link Until#pipeline} transactions in flight, none of them writing a key it writes (one that does is waited for):
+     * each compares its keys' previous values and its own receipt's absence, and writes the receipt with its changes, so
+     * that it is applied once, whatever order the target applies them in. The marker moves behind them, one transaction
+     * at a time, up to the last one answered in order, and removes their receipts ({@link #settleMarker}). One in
+     * flight: every transaction through {@link #applyMarker}, which moves the marker itself.
      */
     private void send(ChangeFeed feed, SourceTxn t, FollowMarker next, List<Change> todo) throws Exception {
         if (until.pipeline() <= 1) {
@@ -368,23 +374,31 @@ final class Follow {
             return;
         }
         List<java.nio.ByteBuffer> keys = new ArrayList<>(todo.size());
-        boolean overlaps = false;
-        for (Change c : todo) {
-            java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(c.key());
-            keys.add(k);
-            overlaps |= windowKeys.contains(k);
-        }
-        if (overlaps || window.size() >= until.pipeline()) closeWindow(feed);
-        windowKeys.addAll(keys);
+        for (Change c : todo) keys.add(java.nio.ByteBuffer.wrap(c.key()));
+        while (!inFlight.isEmpty() && (inFlight.size() >= until.pipeline() || keys.stream().anyMatch(keysInFlight::containsKey))) answerOldest(feed);
+        for (java.nio.ByteBuffer k : keys) keysInFlight.merge(k, 1, Integer::sum);
         if (appliedAhead.remove(t.revision())) {
-            window.add(new InFlight(t, next, todo, List.of(), null)); // its receipt says an earlier run applied it
+            inFlight.add(new InFlight(t, next, todo, keys, List.of(), null)); // its receipt says an earlier run applied it
             return;
         }
         List<Cmp> cmps = new ArrayList<>();
         List<Op> ops = new ArrayList<>();
         List<Long> newLeases = new ArrayList<>();
+        receiptAndChanges(t, todo, cmps, ops, newLeases);
+        java.util.concurrent.CompletableFuture<TxnResponse> answer;
+        try {
+            answer = kv.txn().If(cmps.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit();
+        } catch (RuntimeException e) {
+            answer = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        inFlight.add(new InFlight(t, next, todo, keys, newLeases, answer));
+        mostInFlight = Math.max(mostInFlight, inFlight.size());
+        settleMarker(false);
+    }
+
+    /** A pipelined transaction's compares and operations: its receipt absent then written, its changes, the lease mappings they need. */
+    private void receiptAndChanges(SourceTxn t, List<Change> todo, List<Cmp> cmps, List<Op> ops, List<Long> newLeases) throws Exception {
         ByteSequence receipt = ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), t.revision()));
-        cmps.add(new Cmp(ByteSequence.from(markerKey), Cmp.Op.EQUAL, CmpTarget.value(ByteSequence.from(lastSent.encode()))));
         cmps.add(new Cmp(receipt, Cmp.Op.EQUAL, CmpTarget.createRevision(0)));
         changes(todo, cmps, ops, newLeases);
         for (long l : newLeases) {
@@ -392,110 +406,155 @@ final class Follow {
                     ByteSequence.from(Long.toString(leases.mapped(l)), StandardCharsets.UTF_8), PutOption.DEFAULT));
         }
         ops.add(Op.put(receipt, ByteSequence.from(new byte[] {'1'}), PutOption.DEFAULT));
-        java.util.concurrent.CompletableFuture<TxnResponse> answer;
-        try {
-            answer = kv.txn().If(cmps.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit();
-        } catch (RuntimeException e) {
-            answer = java.util.concurrent.CompletableFuture.failedFuture(e);
-        }
-        window.add(new InFlight(t, next, todo, newLeases, answer));
-        mostInFlight = Math.max(mostInFlight, window.size());
     }
 
     /**
-     * Settles the window: every answer waited for; a transaction that failed (a conflict, an answer lost) settled one at a
-     * time in source order, from what the target holds (its receipt: applied; else through {@link #applyMarker}, which
-     * leaves a conflict as it is and moves the marker to it); then one transaction moves the marker past the window and
-     * removes its receipts.
+     * Waits for the oldest transaction in flight. Not applied (a compare failed: a key another writer changed in the
+     * target; or its answer was lost): settled alone from what the target holds: its receipt there, applied; else
+     * applied with its conflicts left as they are ({@link #applyAlone}).
      */
-    private void closeWindow(ChangeFeed feed) throws Exception {
-        if (window.isEmpty()) return;
-        List<InFlight> failed = new ArrayList<>();
-        for (InFlight f : window) {
-            if (f.answer() == null) continue;
-            TxnResponse r;
+    private void answerOldest(ChangeFeed feed) throws Exception {
+        InFlight f = inFlight.removeFirst();
+        boolean ok = f.answer() == null;
+        if (!ok) {
             try {
-                r = f.answer().get(30, TimeUnit.SECONDS);
+                ok = f.answer().get(30, TimeUnit.SECONDS).isSucceeded();
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                r = null;
+                ok = false;
             }
-            if (r != null && r.isSucceeded()) recorded.addAll(f.newLeases());
-            else failed.add(f);
         }
-        ByteSequence mk = ByteSequence.from(markerKey);
-        if (!failed.isEmpty()) {
+        if (!ok) {
             pipelineRestarts++;
-            KeyValue now = markerNow();
-            markerRevision = now.getModRevision();
-            for (InFlight f : failed) {
-                ByteSequence receipt = ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), f.source().revision()));
-                if (kv.get(receipt).get(30, TimeUnit.SECONDS).getCount() > 0) {
-                    recorded.addAll(f.newLeases()); // applied: its answer was lost
-                    continue;
-                }
-                // Not applied: its keys' compares failed (another writer on the target) or it never arrived. The marker
-                // moves to it with what of it still applies; the window's other transactions are independent of it.
-                applyMarker(f.next(), f.todo());
-            }
+            applyAlone(f);
         }
-        InFlight last = window.get(window.size() - 1);
-        List<Op> ops = new ArrayList<>();
-        for (InFlight f : window) ops.add(Op.delete(ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), f.source().revision())), DeleteOption.DEFAULT));
-        List<Long> newLeases = new ArrayList<>();
-        markerOps(last.next(), ops, newLeases);
+        recorded.addAll(f.newLeases());
+        for (java.nio.ByteBuffer k : f.keys()) keysInFlight.computeIfPresent(k, (x, n) -> n == 1 ? null : n - 1);
+        confirmed = f.next();
+        applied(feed, f.source());
+    }
+
+    /**
+     * One pipelined transaction applied alone: again if its receipt is not in the target; a change whose key the target
+     * does not hold as the source did before is a conflict, left as it is and listed, and the rest applied.
+     */
+    private void applyAlone(InFlight f) throws Exception {
+        ByteSequence receipt = ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), f.source().revision()));
+        List<Change> left = new ArrayList<>(f.todo());
         for (int attempt = 0; ; attempt++) {
             try {
-                TxnResponse r = kv.txn().If(new Cmp(mk, Cmp.Op.EQUAL, CmpTarget.modRevision(markerRevision)))
-                        .Then(ops.toArray(Op[]::new)).commit().get(30, TimeUnit.SECONDS);
-                if (r.isSucceeded()) {
-                    markerRevision = r.getHeader().getRevision();
-                    break;
-                }
-                KeyValue now = markerNow();
-                FollowMarker found = FollowMarker.decode(now.getValue().getBytes());
-                if (last.next().equals(found)) { // moved by an attempt whose answer was lost
-                    markerRevision = now.getModRevision();
-                    break;
-                }
-                throw new IllegalStateException("the follow's marker " + until.markerKey() + " was changed by someone else (another walmigrate on this "
-                        + "target?): stopped at source revision " + (window.get(0).source().revision() - 1));
+                if (kv.get(receipt).get(30, TimeUnit.SECONDS).getCount() > 0) return; // applied: its answer was lost
+                List<Cmp> cmps = new ArrayList<>();
+                List<Op> ops = new ArrayList<>();
+                receiptAndChanges(f.source(), left, cmps, ops, new ArrayList<>(f.newLeases()));
+                if (kv.txn().If(cmps.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit().get(30, TimeUnit.SECONDS).isSucceeded()) return;
+                List<Change> keep = keptOf(left);
+                if (keep.size() == left.size()) throw new IllegalStateException("a follow transaction's compare failed and nothing explains it");
+                left = keep;
             } catch (IllegalStateException e) {
                 throw e;
             } catch (Exception e) {
                 if (Migrator.refused(e) || attempt >= MAX_ATTEMPTS) {
-                    throw new IllegalStateException("etcd has not taken the follow's marker at source revision " + last.source().revision()
+                    throw new IllegalStateException("etcd has not taken the follow's transaction at source revision " + f.source().revision()
                             + " (" + e.getMessage() + "): run the same command again when it answers (it resumes there)", e);
                 }
                 Thread.sleep(Math.min(2000, 50L << Math.min(attempt, 6)));
             }
         }
-        recorded.addAll(newLeases);
-        for (InFlight f : window) applied(feed, f.source());
-        lastSent = last.next();
-        window.clear();
-        windowKeys.clear();
     }
 
-    /** The marker as the target holds it now: this follow's, or the run stops. */
-    private KeyValue markerNow() throws Exception {
-        GetResponse m = kv.get(ByteSequence.from(markerKey)).get(30, TimeUnit.SECONDS);
-        KeyValue now = m.getKvs().isEmpty() ? null : m.getKvs().get(0);
-        FollowMarker found = now == null ? null : FollowMarker.decode(now.getValue().getBytes());
-        if (found == null || !found.source().equals(lastSent.source()) || found.phase() != FollowMarker.Phase.FOLLOW) {
-            throw new IllegalStateException("the follow's marker " + until.markerKey() + " was changed by someone else (another walmigrate on this "
-                    + "target?): stopped at source revision " + lastSent.revision());
-        }
-        return now;
+    /**
+     * Moves the marker up to {@link #confirmed} (every source transaction up to it applied), removing the receipts up to
+     * there, in one transaction; one move in flight at a time, the next when it is answered ({@code wait}: now, until the
+     * marker says {@link #confirmed}). A marker another run moved stops the follow.
+     */
+    private void settleMarker(boolean wait) throws Exception {
+        do {
+            if (markerMove != null) {
+                if (!wait && !markerMove.isDone()) return;
+                TxnResponse r;
+                try {
+                    r = markerMove.get(30, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    if (Migrator.refused(e)) throw new IllegalStateException("the target refused the follow's marker: " + e.getMessage(), e);
+                    r = null;
+                }
+                if (r != null && r.isSucceeded()) {
+                    markerRevision = r.getHeader().getRevision();
+                    markerAt = markerMovingTo;
+                    recorded.addAll(markerMoveLeases);
+                } else {
+                    GetResponse m = kv.get(ByteSequence.from(markerKey)).get(30, TimeUnit.SECONDS);
+                    KeyValue now = m.getKvs().isEmpty() ? null : m.getKvs().get(0);
+                    FollowMarker found = now == null ? null : FollowMarker.decode(now.getValue().getBytes());
+                    if (found == null || !(found.equals(markerMovingTo) || found.equals(markerAt))) {
+                        throw new IllegalStateException("the follow's marker " + until.markerKey() + " was changed by someone else (another walmigrate on this "
+                                + "target?): stopped at source revision " + markerAt.revision());
+                    }
+                    markerRevision = now.getModRevision();
+                    if (found.equals(markerMovingTo)) {
+                        markerAt = markerMovingTo; // moved by the attempt whose answer was lost
+                        recorded.addAll(markerMoveLeases);
+                    }
+                }
+                markerMove = null;
+            }
+            if (confirmed.revision() > markerAt.revision()) {
+                List<Op> ops = new ArrayList<>();
+                ops.add(Op.delete(ByteSequence.from(FollowMarker.receiptPrefix(until.markerKey())),
+                        DeleteOption.builder().withRange(ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), confirmed.revision() + 1))).build()));
+                List<Long> newLeases = new ArrayList<>();
+                markerOps(confirmed, ops, newLeases);
+                markerMovingTo = confirmed;
+                markerMoveLeases = newLeases;
+                try {
+                    markerMove = kv.txn().If(new Cmp(ByteSequence.from(markerKey), Cmp.Op.EQUAL, CmpTarget.modRevision(markerRevision)))
+                            .Then(ops.toArray(Op[]::new)).commit();
+                } catch (RuntimeException e) {
+                    markerMove = java.util.concurrent.CompletableFuture.failedFuture(e);
+                }
+            }
+        } while (wait && (markerMove != null || confirmed.revision() > markerAt.revision()));
     }
 
-    /** The receipts an earlier run left past its marker (it was killed in a window): those transactions are applied. */
+    /** The receipts an earlier run left past its marker (it was killed with transactions in flight): those are applied. */
     private void learnReceipts() throws Exception {
         byte[] p = FollowMarker.receiptPrefix(until.markerKey());
         GetResponse r = kv.get(ByteSequence.from(p), GetOption.builder().isPrefix(true).withKeysOnly(true).build()).get(60, TimeUnit.SECONDS);
         for (KeyValue x : r.getKvs()) {
             long rev = FollowMarker.receiptRevision(until.markerKey(), x.getKey().getBytes());
-            if (rev > lastSent.revision()) appliedAhead.add(rev);
+            if (rev > markerAt.revision()) appliedAhead.add(rev);
         }
+    }
+
+    /**
+     * Of {@code left}, the changes whose keys the target holds as the source did before them: the rest are conflicts
+     * (counted and listed, never overwritten) or deletes of keys the target no longer holds (a lease of the target's
+     * expired: as the source has it). The keys are read as the copy reads them back (read-only transactions, paged by
+     * the values expected).
+     */
+    private List<Change> keptOf(List<Change> left) throws Exception {
+        long bytes = 0;
+        for (Change c : left) bytes += c.key().length + (c.value() == null ? 0 : c.value().length) + (c.prev() == null ? 0 : c.prev().length);
+        boolean compareValues = bytes <= MigrateOptions.MAX_REQUEST_BYTES;
+        List<Change> keep = new ArrayList<>();
+        List<SourceKey> asRead = new ArrayList<>(left.size());
+        for (Change c : left) asRead.add(new SourceKey(c.key(), c.prev() == null ? new byte[0] : c.prev(), 0, 0, 0, 0));
+        List<GetResponse> held = Migrator.readBack(kv, asRead, TimeUnit.SECONDS.toMillis(30));
+        for (int i = 0; i < left.size(); i++) {
+            Change c = left.get(i);
+            GetResponse g = held.get(i);
+            byte[] has = g.getKvs().isEmpty() ? null : g.getKvs().get(0).getValue().getBytes();
+            boolean asBefore = !c.prevKnown() || (c.prev() == null ? has == null : has != null && (Arrays.equals(has, c.prev())
+                    || (!(compareValues && c.prev().length <= COMPARE_VALUE_BYTES))));
+            if (asBefore) {
+                keep.add(c);
+            } else if (c.delete() && has == null) {
+                absentAlready++;
+            } else {
+                if (conflicts++ < MigrationReport.MAX_LISTED) conflictKeys.add(c.key());
+            }
+        }
+        return keep;
     }
 
     /** The compares and operations of {@code todo}'s changes; the source leases they name that the marker does not map yet. */
@@ -549,9 +608,6 @@ final class Follow {
                 List<Op> ops = new ArrayList<>();
                 ByteSequence mk = ByteSequence.from(markerKey);
                 cmps.add(new Cmp(mk, Cmp.Op.EQUAL, CmpTarget.modRevision(markerRevision)));
-                long bytes = 0;
-                for (Change c : left) bytes += c.key().length + (c.value() == null ? 0 : c.value().length) + (c.prev() == null ? 0 : c.prev().length);
-                boolean compareValues = bytes <= MigrateOptions.MAX_REQUEST_BYTES;
                 List<Long> newLeases = new ArrayList<>();
                 changes(left, cmps, ops, newLeases);
                 markerOps(next, ops, newLeases);
@@ -576,26 +632,7 @@ final class Follow {
                     throw new IllegalStateException("the follow's marker " + until.markerKey() + " was changed by someone else (another walmigrate on this "
                             + "target?): stopped at source revision " + (next == null ? "?" : next.revision() - 1));
                 }
-                List<Change> keep = new ArrayList<>();
-                // The keys as the target holds them, read as the copy reads them back (read-only transactions, paged by the
-                // values expected).
-                List<SourceKey> asRead = new ArrayList<>(left.size());
-                for (Change c : left) asRead.add(new SourceKey(c.key(), c.prev() == null ? new byte[0] : c.prev(), 0, 0, 0, 0));
-                List<GetResponse> held = Migrator.readBack(kv, asRead, TimeUnit.SECONDS.toMillis(30));
-                for (int i = 0; i < left.size(); i++) {
-                    Change c = left.get(i);
-                    GetResponse g = held.get(i);
-                    byte[] has = g.getKvs().isEmpty() ? null : g.getKvs().get(0).getValue().getBytes();
-                    boolean asBefore = !c.prevKnown() || (c.prev() == null ? has == null : has != null && (Arrays.equals(has, c.prev())
-                            || (!(compareValues && c.prev().length <= COMPARE_VALUE_BYTES))));
-                    if (asBefore) {
-                        keep.add(c);
-                    } else if (c.delete() && has == null) {
-                        absentAlready++; // deleted in the target too (a lease of the target's expired): as the source has it
-                    } else {
-                        if (conflicts++ < MigrationReport.MAX_LISTED) conflictKeys.add(c.key());
-                    }
-                }
+                List<Change> keep = keptOf(left);
                 if (keep.size() == left.size()) throw new IllegalStateException("a follow transaction's compare failed and nothing explains it");
                 left = keep;
             } catch (IllegalStateException e) {

@@ -68,7 +68,8 @@ record FollowMarker(String source, Phase phase, long revision) {
      * removed when the marker moves past it.
      */
     static byte[] receiptKey(String markerKey, long sourceRevision) {
-        return (markerKey + "/applied/" + sourceRevision).getBytes(StandardCharsets.UTF_8);
+        // Twenty digits: the keys sort as the revisions do, so that the receipts up to R are one range.
+        return (markerKey + "/applied/" + String.format("%020d", sourceRevision)).getBytes(StandardCharsets.UTF_8);
     }
 
     static byte[] receiptPrefix(String markerKey) {
