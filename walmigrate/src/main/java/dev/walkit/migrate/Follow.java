@@ -81,13 +81,17 @@ final class Follow {
     private int lags;
     /**
      * Follow transactions sent and not yet answered, in source order (at most {@link Until#pipeline}); no two write the
-     * same key ({@link #keysInFlight}), so the order the target applies them in (etcd applies requests in flight at once
-     * in any order) changes nothing a key goes through.
+     * same key, so the order the target applies them in (etcd applies requests in flight at once in any order) changes
+     * nothing a key goes through.
      */
     private final java.util.ArrayDeque<InFlight> inFlight = new java.util.ArrayDeque<>();
-    private final Map<java.nio.ByteBuffer, Integer> keysInFlight = new java.util.HashMap<>();
-    /** Source revisions an earlier run applied past its marker (their receipts in the target): not applied again. */
-    private final Set<Long> appliedAhead = new HashSet<>();
+    /**
+     * The keys of the transactions sent past the marker's revision (answered or not), and those transactions' revisions
+     * with their keys: at most one transaction past the marker writes a key, so that what the target holds says of each
+     * whether it was applied (its keys as it left them) or not (as it found them) when a run is killed.
+     */
+    private final Map<java.nio.ByteBuffer, Integer> keysPastMarker = new java.util.HashMap<>();
+    private final java.util.ArrayDeque<InFlight> pastMarker = new java.util.ArrayDeque<>();
     /** The most transactions that were in flight at once. */
     private int mostInFlight;
     /** Transactions that failed in the pipeline (a conflict, a lost answer) and were settled alone from what the target holds. */
@@ -166,7 +170,6 @@ final class Follow {
             tally.nanos = System.nanoTime() - start;
             MigrationReport copied = tally.done();
             confirmed = markerAt = new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, revision);
-            learnReceipts();
             Cut c = follow(feed, revision, new Applier() {
                 @Override
                 public void apply(SourceTxn t, List<Change> todo) throws Exception {
@@ -354,18 +357,19 @@ final class Follow {
         lagNanos[lags++] = System.nanoTime() - t.seenNanos();
     }
 
-    /** A follow transaction in flight: sent (its answer), or applied by an earlier run (no answer). */
+    /** A follow transaction in flight: the source's, the marker that says it is applied, its changes and keys, its answer. */
     private record InFlight(SourceTxn source, FollowMarker next, List<Change> todo, List<java.nio.ByteBuffer> keys, List<Long> newLeases,
                             java.util.concurrent.CompletableFuture<TxnResponse> answer) {
     }
 
     /**
      * Sends {@code todo} (the source transaction {@code t}; {@code next}, the marker that says it is applied) with up to
-     * {@link Until#pipeline} transactions in flight, none of them writing a key it writes (one that does is waited for):
-     * each compares its keys' previous values and its own receipt's absence, and writes the receipt with its changes, so
-     * that it is applied once, whatever order the target applies them in. The marker moves behind them, one transaction
-     * at a time, up to the last one answered in order, and removes their receipts ({@link #settleMarker}). One in
-     * flight: every transaction through {@link #applyMarker}, which moves the marker itself.
+     * {@link Until#pipeline} transactions in flight: each compares its keys' previous values, as one at a time does, and
+     * none writes a key another transaction past the marker wrote (when it would, those are answered and the marker moved
+     * past them first). So the order the target applies them in changes nothing a key goes through, and after a kill each
+     * key's value says whether the one transaction past the marker that wrote it was applied. The marker moves behind the
+     * answered ones, one move in flight at a time ({@link #settleMarker}). One in flight: every transaction through
+     * {@link #applyMarker}, which moves the marker itself.
      */
     private void send(ChangeFeed feed, SourceTxn t, FollowMarker next, List<Change> todo) throws Exception {
         if (until.pipeline() <= 1) {
@@ -374,49 +378,53 @@ final class Follow {
             return;
         }
         List<java.nio.ByteBuffer> keys = new ArrayList<>(todo.size());
-        for (Change c : todo) keys.add(java.nio.ByteBuffer.wrap(c.key()));
-        while (!inFlight.isEmpty() && (inFlight.size() >= until.pipeline() || keys.stream().anyMatch(keysInFlight::containsKey))) answerOldest(feed);
-        for (java.nio.ByteBuffer k : keys) keysInFlight.merge(k, 1, Integer::sum);
-        if (appliedAhead.remove(t.revision())) {
-            inFlight.add(new InFlight(t, next, todo, keys, List.of(), null)); // its receipt says an earlier run applied it
-            return;
+        boolean overlaps = false;
+        for (Change c : todo) {
+            java.nio.ByteBuffer k = java.nio.ByteBuffer.wrap(c.key());
+            keys.add(k);
+            overlaps |= keysPastMarker.containsKey(k);
         }
+        if (overlaps) {
+            while (!inFlight.isEmpty()) answerOldest(feed);
+            settleMarker(true);
+        }
+        while (inFlight.size() >= until.pipeline()) answerOldest(feed);
         List<Cmp> cmps = new ArrayList<>();
         List<Op> ops = new ArrayList<>();
         List<Long> newLeases = new ArrayList<>();
-        receiptAndChanges(t, todo, cmps, ops, newLeases);
+        changesAndLeases(todo, cmps, ops, newLeases);
         java.util.concurrent.CompletableFuture<TxnResponse> answer;
         try {
             answer = kv.txn().If(cmps.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit();
         } catch (RuntimeException e) {
             answer = java.util.concurrent.CompletableFuture.failedFuture(e);
         }
-        inFlight.add(new InFlight(t, next, todo, keys, newLeases, answer));
+        InFlight f = new InFlight(t, next, todo, keys, newLeases, answer);
+        inFlight.add(f);
+        pastMarker.add(f);
+        for (java.nio.ByteBuffer k : keys) keysPastMarker.merge(k, 1, Integer::sum);
         mostInFlight = Math.max(mostInFlight, inFlight.size());
         settleMarker(false);
     }
 
-    /** A pipelined transaction's compares and operations: its receipt absent then written, its changes, the lease mappings they need. */
-    private void receiptAndChanges(SourceTxn t, List<Change> todo, List<Cmp> cmps, List<Op> ops, List<Long> newLeases) throws Exception {
-        ByteSequence receipt = ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), t.revision()));
-        cmps.add(new Cmp(receipt, Cmp.Op.EQUAL, CmpTarget.createRevision(0)));
+    /** A pipelined transaction's compares and operations: its changes, and the lease mappings they need. */
+    private void changesAndLeases(List<Change> todo, List<Cmp> cmps, List<Op> ops, List<Long> newLeases) throws Exception {
         changes(todo, cmps, ops, newLeases);
         for (long l : newLeases) {
             ops.add(Op.put(ByteSequence.from(FollowMarker.leaseKey(until.markerKey(), l)),
                     ByteSequence.from(Long.toString(leases.mapped(l)), StandardCharsets.UTF_8), PutOption.DEFAULT));
         }
-        ops.add(Op.put(receipt, ByteSequence.from(new byte[] {'1'}), PutOption.DEFAULT));
     }
 
     /**
      * Waits for the oldest transaction in flight. Not applied (a compare failed: a key another writer changed in the
-     * target; or its answer was lost): settled alone from what the target holds: its receipt there, applied; else
+     * target; or its answer was lost): settled alone from what the target holds: its keys as it leaves them, applied; else
      * applied with its conflicts left as they are ({@link #applyAlone}).
      */
     private void answerOldest(ChangeFeed feed) throws Exception {
         InFlight f = inFlight.removeFirst();
-        boolean ok = f.answer() == null;
-        if (!ok) {
+        boolean ok;
+        {
             try {
                 ok = f.answer().get(30, TimeUnit.SECONDS).isSucceeded();
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
@@ -428,24 +436,24 @@ final class Follow {
             applyAlone(f);
         }
         recorded.addAll(f.newLeases());
-        for (java.nio.ByteBuffer k : f.keys()) keysInFlight.computeIfPresent(k, (x, n) -> n == 1 ? null : n - 1);
         confirmed = f.next();
         applied(feed, f.source());
     }
 
     /**
-     * One pipelined transaction applied alone: again if its receipt is not in the target; a change whose key the target
-     * does not hold as the source did before is a conflict, left as it is and listed, and the rest applied.
+     * One pipelined transaction whose compare failed (or whose answer was lost), applied alone: when the target holds
+     * its keys as it leaves them, it was applied (its answer lost, or by a run killed before the marker moved past it:
+     * no other transaction past the marker wrote those keys); else a change whose key the target does not hold as the
+     * source did before is a conflict, left as it is and listed, and the rest applied.
      */
     private void applyAlone(InFlight f) throws Exception {
-        ByteSequence receipt = ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), f.source().revision()));
         List<Change> left = new ArrayList<>(f.todo());
         for (int attempt = 0; ; attempt++) {
             try {
-                if (kv.get(receipt).get(30, TimeUnit.SECONDS).getCount() > 0) return; // applied: its answer was lost
+                if (holdsAfter(left)) return;
                 List<Cmp> cmps = new ArrayList<>();
                 List<Op> ops = new ArrayList<>();
-                receiptAndChanges(f.source(), left, cmps, ops, new ArrayList<>(f.newLeases()));
+                changesAndLeases(left, cmps, ops, new ArrayList<>(f.newLeases()));
                 if (kv.txn().If(cmps.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit().get(30, TimeUnit.SECONDS).isSucceeded()) return;
                 List<Change> keep = keptOf(left);
                 if (keep.size() == left.size()) throw new IllegalStateException("a follow transaction's compare failed and nothing explains it");
@@ -462,9 +470,22 @@ final class Follow {
         }
     }
 
+    /** Whether the target holds every key of {@code changes} as they leave it (a put's value, a delete's absence). */
+    private boolean holdsAfter(List<Change> changes) throws Exception {
+        if (changes.isEmpty()) return false;
+        List<SourceKey> asRead = new ArrayList<>(changes.size());
+        for (Change c : changes) asRead.add(new SourceKey(c.key(), c.value() == null ? new byte[0] : c.value(), 0, 0, 0, 0));
+        List<GetResponse> held = Migrator.readBack(kv, asRead, TimeUnit.SECONDS.toMillis(30));
+        for (int i = 0; i < changes.size(); i++) {
+            Change c = changes.get(i);
+            byte[] has = held.get(i).getKvs().isEmpty() ? null : held.get(i).getKvs().get(0).getValue().getBytes();
+            if (c.delete() ? has != null : has == null || !Arrays.equals(has, c.value())) return false;
+        }
+        return true;
+    }
+
     /**
-     * Moves the marker up to {@link #confirmed} (every source transaction up to it applied), removing the receipts up to
-     * there, in one transaction; one move in flight at a time, the next when it is answered ({@code wait}: now, until the
+     * Moves the marker up to {@link #confirmed} (every source transaction up to it applied) in one transaction; one move in flight at a time, the next when it is answered ({@code wait}: now, until the
      * marker says {@link #confirmed}). A marker another run moved stops the follow.
      */
     private void settleMarker(boolean wait) throws Exception {
@@ -482,6 +503,7 @@ final class Follow {
                     markerRevision = r.getHeader().getRevision();
                     markerAt = markerMovingTo;
                     recorded.addAll(markerMoveLeases);
+                    passed(markerAt.revision());
                 } else {
                     GetResponse m = kv.get(ByteSequence.from(markerKey)).get(30, TimeUnit.SECONDS);
                     KeyValue now = m.getKvs().isEmpty() ? null : m.getKvs().get(0);
@@ -494,14 +516,13 @@ final class Follow {
                     if (found.equals(markerMovingTo)) {
                         markerAt = markerMovingTo; // moved by the attempt whose answer was lost
                         recorded.addAll(markerMoveLeases);
+                        passed(markerAt.revision());
                     }
                 }
                 markerMove = null;
             }
             if (confirmed.revision() > markerAt.revision()) {
                 List<Op> ops = new ArrayList<>();
-                ops.add(Op.delete(ByteSequence.from(FollowMarker.receiptPrefix(until.markerKey())),
-                        DeleteOption.builder().withRange(ByteSequence.from(FollowMarker.receiptKey(until.markerKey(), confirmed.revision() + 1))).build()));
                 List<Long> newLeases = new ArrayList<>();
                 markerOps(confirmed, ops, newLeases);
                 markerMovingTo = confirmed;
@@ -516,13 +537,10 @@ final class Follow {
         } while (wait && (markerMove != null || confirmed.revision() > markerAt.revision()));
     }
 
-    /** The receipts an earlier run left past its marker (it was killed with transactions in flight): those are applied. */
-    private void learnReceipts() throws Exception {
-        byte[] p = FollowMarker.receiptPrefix(until.markerKey());
-        GetResponse r = kv.get(ByteSequence.from(p), GetOption.builder().isPrefix(true).withKeysOnly(true).build()).get(60, TimeUnit.SECONDS);
-        for (KeyValue x : r.getKvs()) {
-            long rev = FollowMarker.receiptRevision(until.markerKey(), x.getKey().getBytes());
-            if (rev > markerAt.revision()) appliedAhead.add(rev);
+    /** The marker moved to {@code revision}: the transactions up to it are no longer past it. */
+    private void passed(long revision) {
+        while (!pastMarker.isEmpty() && pastMarker.peekFirst().source().revision() <= revision) {
+            for (java.nio.ByteBuffer k : pastMarker.removeFirst().keys()) keysPastMarker.computeIfPresent(k, (x, n) -> n == 1 ? null : n - 1);
         }
     }
 

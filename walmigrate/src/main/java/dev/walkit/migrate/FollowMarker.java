@@ -6,8 +6,7 @@ import java.util.Arrays;
 /**
  * Where a follow stands, kept in the target itself, in the same transaction as what it applies: the key
  * {@code KEY} holds the source, the phase (copy: the copy at a revision is under way; follow: everything up to a
- * revision is applied) and the revision; {@code KEY/lease/ID} maps a source lease to the target's; {@code KEY/applied/R}
- * says the source transaction R is applied though the marker has not moved past it yet (a pipelined follow's window). Every follow
+ * revision is applied) and the revision; {@code KEY/lease/ID} maps a source lease to the target's. Every follow
  * transaction compares the marker's mod_revision with the one its last transaction left, so a transaction is applied
  * once: a run killed at any moment resumes from the marker, and a second run on the same target stops. The marker is
  * deleted at the cut-over, once the target is verified equal to the source.
@@ -60,32 +59,6 @@ record FollowMarker(String source, Phase phase, long revision) {
 
     static byte[] leaseKey(String markerKey, long sourceLease) {
         return (markerKey + "/lease/" + sourceLease).getBytes(StandardCharsets.UTF_8);
-    }
-
-    /**
-     * The key a pipelined follow's transaction writes beside its changes, {@code KEY/applied/R} (R: its source revision),
-     * so that a transaction applied before the marker moved past its window is known applied (and never applied twice);
-     * removed when the marker moves past it.
-     */
-    static byte[] receiptKey(String markerKey, long sourceRevision) {
-        // Twenty digits: the keys sort as the revisions do, so that the receipts up to R are one range.
-        return (markerKey + "/applied/" + String.format("%020d", sourceRevision)).getBytes(StandardCharsets.UTF_8);
-    }
-
-    static byte[] receiptPrefix(String markerKey) {
-        return (markerKey + "/applied/").getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** The source revision a receipt key names; -1 when it names none. */
-    static long receiptRevision(String markerKey, byte[] key) {
-        String k = new String(key, StandardCharsets.UTF_8);
-        String p = markerKey + "/applied/";
-        if (!k.startsWith(p)) return -1;
-        try {
-            return Long.parseLong(k.substring(p.length()));
-        } catch (NumberFormatException e) {
-            return -1;
-        }
     }
 
     /** The source lease a lease-map key names; -1 when it names none. */

@@ -20,11 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,6 +51,11 @@ class FollowKillTest {
                 System.getProperty("java.class.path"), WalMigrate.class.getName()));
         cmd.addAll(args);
         return new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(out.resolveSibling(out.getFileName() + ".err").toFile()).start();
+    }
+
+    /** An event as the per-key histories compare it: PUT and the value, or DELETE. */
+    private static String event(WatchEvent e) {
+        return e.getEventType() == WatchEvent.EventType.DELETE ? "DELETE" : "PUT " + e.getKeyValue().getValue().toString(StandardCharsets.UTF_8);
     }
 
     /**
@@ -163,56 +166,38 @@ class FollowKillTest {
                 assertEquals(served(s, prefix, false), served(t, prefix, false), "trial " + trial);
                 assertEquals(0, t.getKVClient().get(bs(marker), GetOption.builder().isPrefix(true).build()).get().getCount(), "marker removed");
 
-                // Every source revision after the copy's, applied once: the target's history of the marker and of the
-                // receipts. A transaction of a pipelined window writes its receipt (KEY/applied/R) and the window's last
-                // moves the marker to R; one applied alone (one in flight, or settled after a failed compare) moves the
-                // marker to its R and writes no receipt. The marker only moves forward.
-                List<Long> applied = new ArrayList<>();
-                java.util.Set<Long> receipted = new java.util.HashSet<>();
-                List<Long> markerMoves = new ArrayList<>();
+                // Every source change after the copy's revision applied once, each key's in the source's order: each
+                // key's history in the target after the copy (the marker's first follow phase) is the source's after the
+                // copy's revision, event for event. The marker only moves forward.
                 long copy = -1;
+                long followFrom = -1;
+                List<Long> markerMoves = new ArrayList<>();
                 for (WatchEvent e : history(t, marker, targetFrom)) {
-                    if (e.getEventType() != WatchEvent.EventType.PUT) continue;
-                    byte[] key = e.getKeyValue().getKey().getBytes();
-                    long receipt = FollowMarker.receiptRevision(marker, key);
-                    if (receipt >= 0) {
-                        applied.add(receipt);
-                        receipted.add(receipt);
-                        continue;
-                    }
-                    if (!new String(key, StandardCharsets.UTF_8).equals(marker)) continue;
+                    if (e.getEventType() != WatchEvent.EventType.PUT || !e.getKeyValue().getKey().toString(StandardCharsets.UTF_8).equals(marker)) continue;
                     FollowMarker m = FollowMarker.decode(e.getKeyValue().getValue().getBytes());
                     assertNotNull(m);
-                    if (m.phase() == FollowMarker.Phase.FOLLOW) {
-                        if (copy < 0) copy = m.revision();
-                        else markerMoves.add(m.revision());
+                    if (m.phase() != FollowMarker.Phase.FOLLOW) continue;
+                    if (copy < 0) {
+                        copy = m.revision();
+                        followFrom = e.getKeyValue().getModRevision();
+                    } else {
+                        markerMoves.add(m.revision());
                     }
                 }
-                for (long r : markerMoves) if (!receipted.contains(r)) applied.add(r);
+                assertTrue(copy > 0, "the copy finished once");
                 List<Long> sortedMoves = new ArrayList<>(markerMoves);
                 java.util.Collections.sort(sortedMoves);
                 assertEquals(sortedMoves, markerMoves, "trial " + trial + ": the marker only moves forward");
-                assertEquals(new java.util.HashSet<>(applied).size(), applied.size(), "trial " + trial + ": no source transaction applied twice: " + applied);
-                java.util.Collections.sort(applied);
-                assertTrue(copy > 0, "the copy finished once");
                 long cutAt = j.get("cutover_revision").asLong();
-                TreeSet<Long> source = new TreeSet<>();
+                Map<String, List<String>> want = new java.util.TreeMap<>();
                 for (WatchEvent e : history(s, prefix, copy + 1)) {
-                    if (e.getKeyValue().getModRevision() <= cutAt) source.add(e.getKeyValue().getModRevision());
+                    if (e.getKeyValue().getModRevision() <= cutAt) want.computeIfAbsent(e.getKeyValue().getKey().toString(StandardCharsets.UTF_8), k -> new ArrayList<>()).add(event(e));
                 }
-                assertEquals(new ArrayList<>(source), applied, "trial " + trial + ": each source transaction after revision " + copy + " once");
-
-                // No key written twice with the same value: a repeat would show as two puts of one value in a row.
-                Map<String, String> lastPut = new HashMap<>();
-                for (WatchEvent e : history(t, prefix, targetFrom)) {
-                    String k = e.getKeyValue().getKey().toString(StandardCharsets.UTF_8);
-                    if (e.getEventType() == WatchEvent.EventType.DELETE) {
-                        lastPut.remove(k);
-                        continue;
-                    }
-                    String v = e.getKeyValue().getValue().toString(StandardCharsets.UTF_8);
-                    assertTrue(!v.equals(lastPut.put(k, v)), "trial " + trial + ": " + k + " = " + v + " written twice");
+                Map<String, List<String>> got = new java.util.TreeMap<>();
+                for (WatchEvent e : history(t, prefix, followFrom + 1)) {
+                    got.computeIfAbsent(e.getKeyValue().getKey().toString(StandardCharsets.UTF_8), k -> new ArrayList<>()).add(event(e));
                 }
+                assertEquals(want, got, "trial " + trial + ": each source change after revision " + copy + " once, each key's in order");
             }
             assertTrue(resumedAt.size() >= TRIALS / 2, "most kills came after the marker: " + resumedAt);
             System.out.println("FollowKillTest: resumed " + resumedAt);
