@@ -61,7 +61,7 @@ public final class MirrorBench {
             Path cut = work.resolve("cutover");
             Files.deleteIfExists(cut);
             runs.add(run("walmigrate", new ProcessBuilder(walmigrate, "etcd", "--source-endpoints", src, "--endpoints", targets[1], "--prefix", "/registry/",
-                    "--follow", "--pipeline", System.getenv().getOrDefault("WALKIT_BENCH_PIPELINE", "" + 32), "--cutover", cut.toString(), "-w", "json"),
+                    "--follow", "--pipeline", System.getenv().getOrDefault("WALKIT_BENCH_PIPELINE", "64"), "--cutover", cut.toString(), "-w", "json"),
                     cut, s, targets[1], "/registry/load-b/", keys, rate, seconds, work));
             runs.add(run("jetcd-mirror", new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp", classPath, JetcdMirror.class.getName(), src, "/registry/",
                     targets[2]), null, s, targets[2], "/registry/load-c/", keys, rate, seconds, work));

@@ -54,7 +54,7 @@ final class Follow {
     }
 
     /** Follow transactions in flight at once unless --pipeline says otherwise. */
-    static final int DEFAULT_PIPELINE = 32;
+    static final int DEFAULT_PIPELINE = 64;
 
     private final MigrateOptions o;
     private final Until until;

@@ -502,7 +502,7 @@ public final class WalMigrate implements Callable<Integer> {
                 return "--cutover " + cutover + " exists already: remove it first (the follow would cut over as soon as it has copied)";
             }
             if (marker == null || marker.isEmpty()) return "--marker must name a key";
-            if (pipeline < 1 || pipeline > 100) return "--pipeline must be between 1 and 100 (a window's receipts are removed in one transaction: etcd takes 128 operations)";
+            if (pipeline < 1 || pipeline > 1024) return "--pipeline must be between 1 and 1024";
             return null;
         }
     }
