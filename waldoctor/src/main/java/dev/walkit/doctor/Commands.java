@@ -97,8 +97,9 @@ public final class Commands {
         add("at", "at R|latest", "view the state at revision R (\"compacted\" below the compact revision)", Set.of(), Set.of(), false, Commands::at);
         add("diff", "diff R1 R2 [KEY] [--limit N]", "keys created, changed and deleted between two revisions; with KEY, its object's fields "
                 + "that changed (decoded whole, as get -o does)", Set.of("--limit"), Set.of(), false, Commands::diff);
-        add("leases", "leases", "rebuilt leases: each lease ID and its live keys", Set.of(), Set.of(), false, Commands::leases);
-        add("lease", "lease ID [--limit N]", "the live keys attached to a lease", Set.of("--limit"), Set.of(), false, Commands::lease);
+        add("leases", "leases", "rebuilt leases: each lease ID (16 hex digits, as etcdctl prints it) and its live keys", Set.of(), Set.of(), false, Commands::leases);
+        add("lease", "lease ID [--limit N]", "the live keys attached to a lease; ID in hex as etcdctl reads it (digits too: 7000 is 0x7000)",
+                Set.of("--limit"), Set.of(), false, Commands::lease);
         add("txn", "txn R", "the records of the transaction at revision R", Set.of(), Set.of(), false, Commands::txn);
         add("records", "records [--from OFFSET] [--limit N] [--follow [--idle-exit S]]", "records and damaged spans as the reader sees them; "
                 + "one-shot with --follow, those appended to a live WAL as they come (from --from, else its end), until ^C",
@@ -244,8 +245,8 @@ public final class Commands {
 
     static void printKv(ShellContext ctx, String typed, KeyValue kv, PrintWriter out) {
         String key = dev.walkit.cli.KeyText.quote(kv.key()); // the stored key in the one printed form, whatever form was typed
-        out.printf("key: %s%ncreate_revision: %d%nmod_revision: %d%nversion: %s%nlease: %d%nvalue:%n%s%n", key, kv.createRevision(),
-                kv.modRevision(), versionText(ctx.index, kv), kv.lease(), ValueView.render(key, kv.value(), ctx.showSecrets));
+        out.printf("key: %s%ncreate_revision: %d%nmod_revision: %d%nversion: %s%nlease: %s%nvalue:%n%s%n", key, kv.createRevision(),
+                kv.modRevision(), versionText(ctx.index, kv), leaseText(kv.lease()), ValueView.render(key, kv.value(), ctx.showSecrets));
     }
 
     private static ShellCommand.Outcome get(ShellContext ctx, Args a, PrintWriter out) {
@@ -361,8 +362,8 @@ public final class Commands {
                 out.printf(rev + "DELETE   prev_kv: %s%n", kv.modRevision(), prevText);
                 prev = null;
             } else {
-                out.printf(rev + "PUT      version %s, create %d, lease %d: %s%n" + indent + "prev_kv: %s%n", kv.modRevision(), shortVersion(ctx.index, kv),
-                        kv.createRevision(), kv.lease(), ValueView.summary(key, kv.value(), ctx.showSecrets), prevText);
+                out.printf(rev + "PUT      version %s, create %d, lease %s: %s%n" + indent + "prev_kv: %s%n", kv.modRevision(), shortVersion(ctx.index, kv),
+                        kv.createRevision(), leaseText(kv.lease()), ValueView.summary(key, kv.value(), ctx.showSecrets), prevText);
                 prev = kv;
             }
         }
@@ -499,26 +500,22 @@ public final class Commands {
         StoreHistory.EtcdFacts etcd = ctx.index.source().etcd();
         if (etcd != null) {
             // etcd's lease bucket: every lease granted and not revoked, with its TTL, keys or not.
-            etcd.leases().forEach((id, ttl) -> out.printf("lease %d (%016x): TTL %ds, %d live key(s)%n", id, id, ttl, m.keysByLease().getOrDefault(id, 0)));
+            etcd.leases().forEach((id, ttl) -> out.printf("lease %s (%d): TTL %ds, %d live key(s)%n", dev.walkit.cli.LeaseId.text(id), id, ttl,
+                    m.keysByLease().getOrDefault(id, 0)));
             out.printf("%d lease(s) in the db's lease bucket%n", etcd.leases().size());
             return ShellCommand.Outcome.OK;
         }
         boolean kine = ctx.index.source().kind() == dev.walkit.format.account.Store.Kind.KINE;
-        m.keysByLease().forEach((id, n) -> out.printf(kine ? "lease %d (kine: its TTL in seconds): %d key(s)%n" : "lease %d: %d key(s)%n", id, n));
+        m.keysByLease().forEach((id, n) -> out.printf(kine ? "lease %s (%d, kine: its TTL in seconds): %d key(s)%n" : "lease %s (%d): %d key(s)%n",
+                dev.walkit.cli.LeaseId.text(id), id, n));
         if (kine) out.printf("%d lease(s)%n", m.keysByLease().size()); // kine's lease is its TTL: no next ID
-        else out.printf("%d lease(s); next lease ID %d%n", m.keysByLease().size(), m.nextLeaseId());
+        else out.printf("%d lease(s); next lease ID %s (%d)%n", m.keysByLease().size(), dev.walkit.cli.LeaseId.text(m.nextLeaseId()), m.nextLeaseId());
         return ShellCommand.Outcome.OK;
     }
 
-    /**
-     * A lease ID as it is printed and typed: decimal, or hex as {@code leases} prints it beside the decimal and etcdctl
-     * takes it ({@code 0x} optional; a hex ID of digits only needs the {@code 0x}).
-     */
-    static long leaseId(String s) {
-        String t = s.strip();
-        if (t.startsWith("0x") || t.startsWith("0X")) return Long.parseUnsignedLong(t.substring(2), 16);
-        if (!t.isEmpty() && t.chars().allMatch(Character::isDigit)) return Long.parseLong(t);
-        return Long.parseUnsignedLong(t, 16);
+    /** A key's lease as the lease commands print it (etcdctl's 16 hex digits, the decimal beside), or 0 for none. */
+    static String leaseText(long lease) {
+        return lease == 0 ? "0" : dev.walkit.cli.LeaseId.text(lease) + " (" + lease + ")";
     }
 
     private static ShellCommand.Outcome lease(ShellContext ctx, Args a, PrintWriter out) {
@@ -527,9 +524,9 @@ public final class Commands {
         if (limit < 0) return error(out, a.error());
         long id;
         try {
-            id = leaseId(a.positional().get(0));
+            id = dev.walkit.cli.LeaseId.parse(a.positional().get(0));
         } catch (NumberFormatException e) {
-            return error(out, "not a lease ID: " + a.positional().get(0) + " (decimal, or hex as 'leases' prints it and etcdctl takes it, 0x optional)");
+            return error(out, "not a lease ID: " + a.positional().get(0) + " (hex, as 'leases' prints it and etcdctl reads it: digits too, 0x optional)");
         }
         int n = 0;
         for (byte[] k : ctx.index.liveOnLease(id)) {
@@ -542,10 +539,10 @@ public final class Commands {
             StoreHistory.EtcdFacts etcd = ctx.index.source().etcd();
             Long ttl = etcd == null ? null : etcd.leases().get(id);
             if (ttl != null) {
-                out.printf("lease %d (%016x): TTL %ds, 0 live keys%n", id, id, ttl);
+                out.printf("lease %s (%d): TTL %ds, 0 live keys%n", dev.walkit.cli.LeaseId.text(id), id, ttl);
                 return ShellCommand.Outcome.OK;
             }
-            return error(out, "no live key is attached to lease " + id);
+            return error(out, "no live key is attached to lease " + dev.walkit.cli.LeaseId.text(id) + " (" + id + ")");
         }
         if (limit > 0 && n > limit) out.printf("… %,d of %,d keys shown (--limit N shows N, --limit 0 all)%n", limit, n);
         else out.printf("%d key(s)%n", n);

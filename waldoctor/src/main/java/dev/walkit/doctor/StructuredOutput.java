@@ -155,7 +155,7 @@ final class StructuredOutput {
             Json j = new Json().beginObject().field("schema", LEASES_SCHEMA).field("command", "leases").field("revision", ctx.index.revision());
             j.name("leases").beginArray();
             ttl.forEach((id, t) -> {
-                j.beginObject().field("id", id).field("id_hex", String.format("%016x", id));
+                j.beginObject().field("id", id).field("id_hex", dev.walkit.cli.LeaseId.text(id));
                 if (t == null) j.name("ttl_seconds").nullValue();
                 else j.field("ttl_seconds", t);
                 j.field("live_keys", (long) m.keysByLease().getOrDefault(id, 0)).endObject();
@@ -163,8 +163,8 @@ final class StructuredOutput {
             j.endArray().field("count", ttl.size());
             out.println(j.endObject());
         } else {
-            Table t = new Table("lease", "hex", "ttl", "live keys");
-            ttl.forEach((id, x) -> t.row(id, String.format("%016x", id), x == null ? null : x + "s", m.keysByLease().getOrDefault(id, 0)));
+            Table t = new Table("lease", "decimal", "ttl", "live keys");
+            ttl.forEach((id, x) -> t.row(dev.walkit.cli.LeaseId.text(id), id, x == null ? null : x + "s", m.keysByLease().getOrDefault(id, 0)));
             t.print(out);
         }
         out.flush();

@@ -174,7 +174,7 @@ class EtcdDbSourceTest {
         assertTrue(d.out().contains("none: the log is healthy"), d.out());
         for (Map.Entry<Long, Long> e : LEASES.entrySet()) {
             WalDoctorTest.Run l = WalDoctorTest.run("leases", snapshot.toString());
-            assertTrue(l.out().contains("lease " + e.getKey() + " (" + String.format("%016x", e.getKey()) + "): TTL " + e.getValue() + "s"), l.out());
+            assertTrue(l.out().contains("lease " + String.format("%016x", e.getKey()) + " (" + e.getKey() + "): TTL " + e.getValue() + "s"), l.out());
         }
         WalDoctorTest.Run h = WalDoctorTest.run("hexdump", snapshot.toString(), "0");
         assertEquals(1, h.exit(), h.out() + h.err());

@@ -70,18 +70,22 @@ class RevisionArgumentTest {
     }
 
     @Test
-    void aLeaseIdIsTakenAsItIsPrintedInDecimalOrHex() throws Exception {
-        // An etcd db's leases are printed in decimal and in hex (etcd's IDs, as etcdctl shows them): the one with a live key.
+    void aLeaseIdIsTakenAsItIsPrintedInHexAsEtcdctlReadsIt() throws Exception {
+        // An etcd db's leases are printed as etcdctl prints them (16 hex digits), the decimal beside: the one with a live key.
         String db = Fixtures.path("etcd/snapshot.db").toString();
         String leases = shell(db, "leases\n");
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("lease (\\d+) \\(([0-9a-f]+)\\): TTL \\d+s, 1 live key").matcher(leases);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("lease ([0-9a-f]{16}) \\((\\d+)\\): TTL \\d+s, 1 live key").matcher(leases);
         assertTrue(m.find(), leases);
-        String byDecimal = shell(db, "lease " + m.group(1) + "\n");
-        assertTrue(byDecimal.contains("1 key(s)\n"), byDecimal);
-        assertEquals(byDecimal, shell(db, "lease " + m.group(2) + "\n"), "hex, as printed beside the decimal");
-        assertEquals(byDecimal, shell(db, "lease 0x" + m.group(2) + "\n"), "hex with 0x");
+        String byHex = shell(db, "lease " + m.group(1) + "\n");
+        assertTrue(byHex.contains("1 key(s)\n"), byHex);
+        assertEquals(byHex, shell(db, "lease 0x" + m.group(1) + "\n"), "hex with 0x");
+        assertEquals(byHex, shell(db, "lease " + m.group(1).replaceFirst("^0+", "") + "\n"), "without the leading zeros");
+        assertTrue(shell(db, "lease " + m.group(2) + "\n").contains("not a lease ID: " + m.group(2)) || !shell(db, "lease " + m.group(2) + "\n").contains("1 key(s)"),
+                "the decimal is read as hex, as etcdctl reads it");
         assertTrue(shell(db, "lease zz\n").contains("not a lease ID: zz"));
-        assertEquals(0x1234, Commands.leaseId("0x1234"));
-        assertEquals(1234, Commands.leaseId("1234"));
+        assertEquals(0x1234, dev.walkit.cli.LeaseId.parse("0x1234"));
+        assertEquals(0x1234, dev.walkit.cli.LeaseId.parse("1234"), "digits are hex, as etcdctl lease timetolive 1234 reads them");
+        assertEquals(-1L, dev.walkit.cli.LeaseId.parse("ffffffffffffffff"));
+        assertEquals("0000000000001234", dev.walkit.cli.LeaseId.text(0x1234));
     }
 }

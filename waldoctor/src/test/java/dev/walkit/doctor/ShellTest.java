@@ -249,16 +249,16 @@ class ShellTest {
     void pipedFormPrintsOnlyAnswers() throws Exception {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int failed = Shell.piped(new ShellContext(index, false), new BufferedReader(new StringReader("leases\nlease 7000\nlease 1\ndiff 100 200\ngte /x\n")),
+        int failed = Shell.piped(new ShellContext(index, false), new BufferedReader(new StringReader("leases\nlease 0000000000001b58\nlease 1\ndiff 100 200\ngte /x\n")),
                 new PrintWriter(out), new PrintWriter(err));
         String s = out.toString();
         assertEquals(2, failed, s);
-        assertTrue(s.startsWith("lease 7000: "), s);
-        assertTrue(s.contains("20 lease(s); next lease ID 7020"), s);
+        assertTrue(s.startsWith("lease 0000000000001b58 (7000): "), "etcdctl's 16 hex digits first: " + s);
+        assertTrue(s.contains("20 lease(s); next lease ID 0000000000001b6c (7020)"), s);
         assertTrue(s.matches("(?s).*\\d+ created, \\d+ changed, \\d+ deleted.*"), s);
         assertTrue(!s.contains("waldoctor>"), "no prompt when piped");
         assertFalse(s.contains("error"), "answers only on stdout: " + s);
         // Errors on stderr, each with the line of input it came from, as sqlite3 and psql report them.
-        assertEquals("line 3: no live key is attached to lease 1\nline 5: unknown command 'gte': did you mean 'get'? (try 'help')\n", err.toString());
+        assertEquals("line 3: no live key is attached to lease 0000000000000001 (1)\nline 5: unknown command 'gte': did you mean 'get'? (try 'help')\n", err.toString());
     }
 }

@@ -50,7 +50,7 @@ class StoreShellTest {
         assertTrue(java.util.regex.Pattern.compile(", leases \\d+\n").matcher(etcd.out()).find(), etcd.out());
         WalDoctorTest.Run kl = WalDoctorTest.run("leases", kine.toString());
         assertEquals(0, kl.exit(), kl.out() + kl.err());
-        assertTrue(kl.out().contains("(kine: its TTL in seconds)") && !kl.out().contains("next lease ID"), kl.out());
+        assertTrue(kl.out().contains(", kine: its TTL in seconds)") && !kl.out().contains("next lease ID"), kl.out());
         // A member directory whose db has no valid meta page: not a database, one line, exit 4.
         java.nio.file.Path empty = java.nio.file.Files.createDirectories(dir.resolve("broken/member/snap"));
         java.nio.file.Files.write(empty.resolve("db"), new byte[0]);
@@ -104,10 +104,10 @@ class StoreShellTest {
         String db = dev.walkit.format.Fixtures.path("etcd/snapshot.db").toString();
         WalDoctorTest.Run l = WalDoctorTest.run("leases", db);
         assertEquals(0, l.exit(), l.err());
-        assertTrue(l.out().contains("lease 558906211502333704 (07c1a23cf75b1f08): TTL 600s, 0 live key(s)"), "etcdctl's %016x: " + l.out());
-        WalDoctorTest.Run empty = WalDoctorTest.run("lease", db, "558906211502333704");
+        assertTrue(l.out().contains("lease 07c1a23cf75b1f08 (558906211502333704): TTL 600s, 0 live key(s)"), "etcdctl's %016x first: " + l.out());
+        WalDoctorTest.Run empty = WalDoctorTest.run("lease", db, "7c1a23cf75b1f08");
         assertEquals(0, empty.exit(), "a lease granted with no key on it now is a lease, not a miss: " + empty.err());
-        assertEquals("lease 558906211502333704 (07c1a23cf75b1f08): TTL 600s, 0 live keys", empty.out().strip());
+        assertEquals("lease 07c1a23cf75b1f08 (558906211502333704): TTL 600s, 0 live keys", empty.out().strip());
         WalDoctorTest.Run hex = WalDoctorTest.run("lease", db, "07c1a23cf75b1f08");
         assertEquals(empty.out(), hex.out(), "the ID as etcdctl prints it");
         WalDoctorTest.Run none = WalDoctorTest.run("lease", db, "12345");
