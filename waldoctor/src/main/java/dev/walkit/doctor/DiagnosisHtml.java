@@ -54,7 +54,7 @@ final class DiagnosisHtml implements DiagnosisPrinter {
         h.append("<section><h2>What this is</h2><p>").append(esc(AccountText.kind(a))).append("<br>").append(esc(AccountText.read(a)));
         String state = AccountText.state(a);
         if (state != null) h.append("<br>").append(esc(state));
-        if (d.facts().nextLeaseId() >= 0) h.append(" (next lease ID ").append(d.facts().nextLeaseId()).append(')');
+        if (d.facts().nextLeaseId() >= 0) h.append(" (next lease ID ").append(dev.walkit.cli.LeaseId.text(d.facts().nextLeaseId())).append(" (").append(d.facts().nextLeaseId()).append("))");
         h.append("</p>");
         if (!a.store().isWal()) {
             h.append("<p>The store's own facts: ").append(esc(a.store().detail())).append("</p>");

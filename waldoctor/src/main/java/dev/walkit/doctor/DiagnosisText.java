@@ -22,7 +22,7 @@ final class DiagnosisText implements DiagnosisPrinter {
         out.printf("== what this log is%n");
         out.printf("  %s%n  %s%n", AccountText.what(a), AccountText.read(a));
         // The next lease ID is the store's (it numbers leases in turn); etcd's IDs are not in turn, kine's are TTLs.
-        out.printf("  %s%s%n", AccountText.state(a), d.facts().nextLeaseId() >= 0 ? " (next lease ID " + d.facts().nextLeaseId() + ")" : "");
+        out.printf("  %s%s%n", AccountText.state(a), d.facts().nextLeaseId() >= 0 ? " (next lease ID " + dev.walkit.cli.LeaseId.text(d.facts().nextLeaseId()) + " (" + d.facts().nextLeaseId() + "))" : "");
         out.printf("  writes by tenth of the revision range: %s%n", d.writesPerTenth());
         out.printf("== key space by resource%n");
         out.printf("  %-32s %10s %12s %10s%n", "resource", "live keys", "live bytes", "writes");

@@ -44,8 +44,8 @@ final class SimplePrinter implements RecoveryPrinter {
             out.printf("refused: %s%n", r.refused());
             return;
         }
-        out.printf("  state: revision %d, compact revision %d, %,d live keys, %,d leases (next lease ID %d)%n", r.finalRevision(),
-                r.compactRevision(), r.liveKeys(), r.leases().keysByLease().size(), r.leases().nextLeaseId());
+        out.printf("  state: revision %d, compact revision %d, %,d live keys, %,d leases (next lease ID %s (%d))%n", r.finalRevision(),
+                r.compactRevision(), r.liveKeys(), r.leases().keysByLease().size(), dev.walkit.cli.LeaseId.text(r.leases().nextLeaseId()), r.leases().nextLeaseId());
         if (r.formWhy() != null) out.printf("  form: %s: %s%n", r.form(), r.formWhy());
         if (o.dryRun()) {
             int lost = 0;
