@@ -8,8 +8,8 @@ import java.nio.file.Path;
 
 /**
  * The command line runbooks and CI write to waldoctor, parsed without picocli: {@code diagnose} then {@code -w F},
- * {@code --write-out F}, {@code --write-out=F}, {@code --json}, {@code --report FILE}, {@code --report=FILE} and one
- * PATH, each at most once. Anything else (another command, another spelling, a repeated option, an unknown value, an
+ * {@code --write-out F}, {@code --write-out=F}, {@code --json}, {@code --no-hash}, {@code --report FILE},
+ * {@code --report=FILE} and one PATH, each at most once. Anything else (another command, another spelling, a repeated option, an unknown value, an
  * {@code @file}, help) gives null: picocli parses it and gives its own answer or error. {@code PlainArgsTest} checks
  * that whatever this accepts, picocli parses to the same options.
  */
@@ -21,6 +21,7 @@ final class PlainArgs {
         if (args.length < 2 || !args[0].equals("diagnose")) return null;
         OutputFormat format = null;
         boolean json = false;
+        boolean noHash = false;
         String path = null;
         String report = null;
         for (int i = 1; i < args.length; i++) {
@@ -34,6 +35,10 @@ final class PlainArgs {
                 case "--json" -> {
                     if (json) return null;
                     json = true;
+                }
+                case "--no-hash" -> {
+                    if (noHash) return null;
+                    noHash = true;
                 }
                 case "--report" -> {
                     if (report != null || value == null || !plainWord(value)) return null;
@@ -63,6 +68,7 @@ final class PlainArgs {
             return null;
         }
         d.given = WriteOut.of(format, json);
+        d.noHash = noHash;
         return d;
     }
 

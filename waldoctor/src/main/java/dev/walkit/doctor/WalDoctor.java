@@ -167,6 +167,10 @@ public final class WalDoctor implements Callable<Integer> {
                 + "(-w html's) to FILE: written whole and fsynced beside it, then renamed into place.")
         Path report;
 
+        @Option(names = "--no-hash", description = "Leave the input's SHA-256 out of the page (-w html, --report), which then says so: "
+                + "the hash reads every byte of the input once more.")
+        boolean noHash;
+
         /** -w and --json as the plain parse read them ({@link PlainArgs}); null: picocli's mixin has them. */
         WriteOut given;
 
@@ -184,15 +188,16 @@ public final class WalDoctor implements Callable<Integer> {
                 return ExitCode.USAGE.code();
             }
             // The page names the input by its SHA-256: hashed on a thread of its own while the store loads (0.8 s a GiB of one core).
-            FileSha256 sha = format == OutputFormat.HTML || report != null ? FileSha256.start(path) : null;
+            boolean page = format == OutputFormat.HTML || report != null;
+            FileSha256 sha = page && !noHash ? FileSha256.start(path) : null;
             // A page is read elsewhere (attached to a ticket): it names the input by its absolute path, and so do its next commands.
-            Path read = sha != null ? path.toAbsolutePath().normalize() : path;
+            Path read = page ? path.toAbsolutePath().normalize() : path;
             return withTallies("waldoctor diagnose", read, err, format == OutputFormat.SIMPLE, x -> {
                 Diagnosis d = Diagnosis.of(x);
                 dev.walkit.cli.Timing.mark("diagnosed");
                 java.util.function.Supplier<DiagnosisHtml.Examined> examined = () -> new DiagnosisHtml.Examined(
                         dev.walkit.cli.FastStart.versionLine("waldoctor"), host() + ":" + x.account().store().path(), x.account().store().bytes(),
-                        sha.result(), java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+                        sha == null ? NO_HASH : sha.result(), java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
                 DiagnosisPrinter.of(format, examined).print(out, d);
                 out.flush();
                 dev.walkit.cli.Timing.mark("printed");
@@ -208,6 +213,9 @@ public final class WalDoctor implements Callable<Integer> {
                 return d.exitCode().code();
             });
         }
+
+        /** What the page says in place of the SHA-256 under --no-hash. */
+        static final String NO_HASH = "not computed (--no-hash)";
 
         /** The page whole beside {@code file}, fsynced, renamed over it: a reader never sees half a report. */
         private static void writeReport(Path file, String html) throws IOException {

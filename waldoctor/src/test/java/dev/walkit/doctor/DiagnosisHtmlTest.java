@@ -43,6 +43,17 @@ class DiagnosisHtmlTest {
     }
 
     /** The page of {@code path} checked against diagnose's JSON of it; returns the page. */
+    @Test
+    void noHashLeavesTheSha256OutAndThePageSaysSo() throws Exception {
+        Path sample = dev.walkit.format.Fixtures.path("sample/wal");
+        WalDoctorTest.Run r = WalDoctorTest.run("diagnose", "-w", "html", "--no-hash", sample.toString());
+        assertEquals(WalDoctorTest.run("diagnose", "-w", "json", sample.toString()).exit(), r.exit(), "the verdict's code, as -w json's: " + r.err());
+        assertTrue(r.out().startsWith("<!DOCTYPE html>") || r.out().startsWith("<!doctype html>"), "a page");
+        assertTrue(r.out().contains("<th>SHA-256</th><td><code>not computed (--no-hash)</code>"), "the page says it left the hash out");
+        assertTrue(!r.out().contains(sha256(sample)), "no hash on the page");
+        assertTrue(!java.util.regex.Pattern.compile("\\b[0-9a-f]{64}\\b").matcher(r.out()).find(), "no 64-hex digest anywhere");
+    }
+
     static String page(Path path, Path file) throws Exception {
         WalDoctorTest.Run html = WalDoctorTest.run("diagnose", "-w", "html", path.toString());
         WalDoctorTest.Run json = WalDoctorTest.run("diagnose", "-w", "json", path.toString());

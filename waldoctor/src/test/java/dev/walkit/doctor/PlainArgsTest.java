@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /** The picocli-free parse of {@code waldoctor diagnose}'s plain command lines agrees with picocli wherever it answers. */
 class PlainArgsTest {
     private static final String[] WORDS = {"diagnose", "shell", "-w", "json", "html", "table", "simple", "yaml", "--write-out", "--write-out=table",
-            "-w=json", "-wjson", "--json", "--report", "r.html", "--report=p.html", "--report=", "wal", "/var/lib/store", "-", "--", "@args",
+            "-w=json", "-wjson", "--json", "--no-hash", "--report", "r.html", "--report=p.html", "--report=", "wal", "/var/lib/store", "-", "--", "@args",
             "--help", "-V", "-x", ""};
 
     /** What picocli makes of {@code args}: the diagnose command's options, or null when it errs, asks for help or runs another command. */
@@ -37,7 +37,7 @@ class PlainArgsTest {
     }
 
     private static String describe(WalDoctor.Diagnose d, dev.walkit.cli.WriteOut w) {
-        return "format=" + w.writeOut() + " json=" + w.json() + " report=" + d.report + " path=" + d.path;
+        return "format=" + w.writeOut() + " json=" + w.json() + " noHash=" + d.noHash + " report=" + d.report + " path=" + d.path;
     }
 
     private static String plain(String... args) {
@@ -48,7 +48,7 @@ class PlainArgsTest {
     @Test
     void theRunbookFormsAreParsedWithoutPicocli() {
         String[][] plain = {{"diagnose", "wal"}, {"diagnose", "-w", "json", "wal"}, {"diagnose", "wal", "--json"},
-                {"diagnose", "--write-out=html", "/var/lib/store"}, {"diagnose", "--report", "r.html", "wal"}, {"diagnose", "wal", "--report=p.html", "-w", "table"}};
+                {"diagnose", "--write-out=html", "/var/lib/store"}, {"diagnose", "--report", "r.html", "wal"}, {"diagnose", "wal", "--report=p.html", "-w", "table"}, {"diagnose", "-w", "html", "--no-hash", "wal"}};
         for (String[] args : plain) {
             assertNotNull(plain(args), String.join(" ", args));
             assertEquals(picocli(args), plain(args), String.join(" ", args));
