@@ -45,14 +45,19 @@ public final class EtcdLiveSource implements KeySource {
         return open(new MigrateOptions(endpoints, prefix, 128, 1, true, 3600, null, null, null, null, null));
     }
 
-    /** The source named by {@code o}'s endpoints, prefix, TLS and auth (as a target's are). */
+    /** The source named by {@code o}'s endpoints, prefix, TLS and auth (as a target's are), at its latest revision. */
     public static EtcdLiveSource open(MigrateOptions o) throws IOException {
+        return open(o, 0);
+    }
+
+    /** As above, at {@code revision} (0: the latest): several reads of one moment of the source (the shards of --route). */
+    public static EtcdLiveSource open(MigrateOptions o, long revision) throws IOException {
         List<String> endpoints = o.endpoints();
         String prefix = o.prefix();
         Client c = EtcdClients.build(o);
         try {
             EtcdClients.checkReachable(c, o);
-            long rev = c.getKVClient().get(ByteSequence.from(new byte[] {0}), GetOption.builder().withCountOnly(true).build())
+            long rev = revision > 0 ? revision : c.getKVClient().get(ByteSequence.from(new byte[] {0}), GetOption.builder().withCountOnly(true).build())
                     .get(60, TimeUnit.SECONDS).getHeader().getRevision();
             return new EtcdLiveSource(c, rev, "etcd " + String.join(",", endpoints) + " at revision " + rev,
                     prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8));

@@ -54,7 +54,7 @@ public final class WalMigrate implements Callable<Integer> {
     static int runPlain(PlainArgs.Parsed p, PrintWriter out, PrintWriter err) {
         try {
             KeySourceOpener open = p.subcommand().equals("kine") ? () -> SourceGate.kine(p.source(), false, null) : () -> SourceGate.wal(p.source(), null);
-            return migrate(out, err, p.writeOut(), open, p.options());
+            return migrate(out, err, p.writeOut(), open, p.options(), List.of());
         } catch (RuntimeException e) {
             return Cli.internalError(p.subcommand(), e, err);
         }
@@ -106,14 +106,56 @@ public final class WalMigrate implements Callable<Integer> {
         @Option(names = "--password-file", paramLabel = "F", description = "File holding the user's password (first line).")
         Path passwordFile;
 
+        @Option(names = "--route", paramLabel = "PREFIX=URL[,URL...]", description = "Keys under PREFIX to another etcd (a shard), the rest "
+                + "to --endpoints; repeatable. Also kube-apiserver's --etcd-servers-overrides form, group/resource#URL;URL (/events#URL: the keys "
+                + "under /registry/events/). Each shard is copied and verified on its own, at one revision of the source.")
+        List<String> routes;
+
         MigrateOptions options() {
             return new MigrateOptions(endpoints, prefix, batch, concurrency, dryRun, leaseTtl, cacert, cert, key, user, passwordFile);
         }
     }
 
-    static int migrate(PrintWriter out, PrintWriter err, WriteOut writeOut, KeySourceOpener open, MigrateOptions o) {
+    /** The shards --route names, and the rest for --endpoints: each its options and its part of the source. */
+    record Shard(MigrateOptions options, KeySourceOpener open) {
+    }
+
+    /** {@code o} and {@code open} split by {@code routes}: a shard per route, then the rest (one shard when there is no route). */
+    static List<Shard> shards(MigrateOptions o, List<String> routes, KeySourceOpener open) {
+        Routes r = Routes.parse(routes);
+        if (r.isEmpty()) return List.of(new Shard(o, open));
+        List<Shard> out = new java.util.ArrayList<>();
+        for (Routes.Route route : r.routes()) {
+            byte[] p = route.prefix().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            out.add(new Shard(Routes.forRoute(o, route), () -> KeySource.under(open.open(), p)));
+        }
+        out.add(new Shard(o, () -> r.rest(open.open())));
+        return out;
+    }
+
+    /**
+     * The copy into each shard ({@code --route}; one target without it), one after the other, each report printed as it
+     * ends (one JSON document a shard); the worst exit code.
+     */
+    static int migrate(PrintWriter out, PrintWriter err, WriteOut writeOut, KeySourceOpener open, MigrateOptions o, List<String> routes) {
         if (writeOut.check("walmigrate", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
-        OutputFormat format = writeOut.format();
+        List<Shard> shards;
+        try {
+            shards = shards(o, routes, open);
+        } catch (IllegalArgumentException e) {
+            err.println("walmigrate: " + e.getMessage());
+            return ExitCode.USAGE.code();
+        }
+        int worst = 0;
+        for (Shard sh : shards) {
+            int code = migrate(out, err, writeOut.format(), sh.open(), sh.options());
+            if (code == ExitCode.USAGE.code()) return code;
+            worst = Math.max(worst, code);
+        }
+        return worst;
+    }
+
+    static int migrate(PrintWriter out, PrintWriter err, OutputFormat format, KeySourceOpener open, MigrateOptions o) {
         String invalid = o.dryRun() && (o.endpoints() == null || o.endpoints().isEmpty()) ? null : o.validate();
         if (invalid != null) {
             err.println("walmigrate: " + invalid);
@@ -202,7 +244,7 @@ public final class WalMigrate implements Callable<Integer> {
             if (f != null) return f;
             Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> SourceGate.kine(sqlite, true, policy.policy));
             if (o != null) return o;
-            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> SourceGate.kine(sqlite, false, policy.policy), target.t.options());
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> SourceGate.kine(sqlite, false, policy.policy), target.t.options(), target.t.routes);
         }
     }
 
@@ -236,7 +278,7 @@ public final class WalMigrate implements Callable<Integer> {
             if (f != null) return f;
             Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> SourceGate.wal(wal, policy.policy));
             if (o != null) return o;
-            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> SourceGate.wal(wal, policy.policy), target.t.options());
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> SourceGate.wal(wal, policy.policy), target.t.options(), target.t.routes);
         }
     }
 
@@ -289,10 +331,16 @@ public final class WalMigrate implements Callable<Integer> {
             }
             Integer f = followed(spec, follow, offline, target, writeOut, () -> EtcdFeed.open(from));
             if (f != null) return f;
-            KeySourceOpener opener = () -> EtcdLiveSource.open(from);
+            // Every shard copied at the revision the first was read at: one moment of the source.
+            long[] pinned = {0};
+            KeySourceOpener opener = () -> {
+                EtcdLiveSource s = EtcdLiveSource.open(from, pinned[0]);
+                pinned[0] = s.revision();
+                return s;
+            };
             Integer o = offline.run(spec, writeOut, target.t.leaseTtl, opener);
             if (o != null) return o;
-            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, opener, target.t.options());
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, opener, target.t.options(), target.t.routes);
         }
     }
 
@@ -323,7 +371,7 @@ public final class WalMigrate implements Callable<Integer> {
         public Integer call() {
             Integer o = offline.run(spec, writeOut, target.t.leaseTtl, () -> SourceGate.etcdDb(db, policy.policy));
             if (o != null) return o;
-            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> SourceGate.etcdDb(db, policy.policy), target.t.options());
+            return migrate(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, () -> SourceGate.etcdDb(db, policy.policy), target.t.options(), target.t.routes);
         }
     }
 
@@ -434,24 +482,41 @@ public final class WalMigrate implements Callable<Integer> {
                 err.println("walmigrate: " + invalid);
                 return ExitCode.USAGE.code();
             }
-            try (KeySource src = source.sqlite != null ? SourceGate.kine(source.sqlite, true, null)
-                    : source.db != null ? SourceGate.etcdDb(source.db, null) : SourceGate.wal(source.wal, null)) {
-                SourceGate.Said gate = src.gate();
-                if (gate.note() != null) err.println("walmigrate: " + gate.note());
-                Comparison c = Comparison.run(src, o);
-                Output.comparison(out, writeOut.format(), c);
-                out.flush();
-                return c.equal() ? gate.floor().code() : ExitCode.CONFLICTS.code();
-            } catch (Exception e) {
-                return failed(err, e);
+            KeySourceOpener open = () -> source.sqlite != null ? SourceGate.kine(source.sqlite, true, null)
+                    : source.db != null ? SourceGate.etcdDb(source.db, null) : SourceGate.wal(source.wal, null);
+            List<Shard> shards;
+            try {
+                shards = shards(o, target.t.routes, open);
+            } catch (IllegalArgumentException e) {
+                err.println("walmigrate: " + e.getMessage());
+                return ExitCode.USAGE.code();
             }
+            int worst = 0;
+            for (Shard sh : shards) {
+                String bad = sh.options().validate();
+                if (bad != null) {
+                    err.println("walmigrate: " + bad);
+                    return ExitCode.USAGE.code();
+                }
+                try (KeySource src = sh.open().open()) {
+                    SourceGate.Said gate = src.gate();
+                    if (gate.note() != null) err.println("walmigrate: " + gate.note());
+                    Comparison c = Comparison.run(src, sh.options());
+                    Output.comparison(out, writeOut.format(), c);
+                    out.flush();
+                    worst = Math.max(worst, c.equal() ? gate.floor().code() : ExitCode.CONFLICTS.code());
+                } catch (Exception e) {
+                    return failed(err, e);
+                }
+            }
+            return worst;
         }
     }
 
     /** The follow, when --follow (or a follow's option) was given: its exit code; null when the job copies once. */
     static Integer followed(CommandLine.Model.CommandSpec spec, FollowMixin f, OfflineMixin offline, TargetMixin target, WriteOut writeOut, FeedOpener open) {
         MigrateOptions o = target.t.options();
-        String usage = f.check(o, offline);
+        String usage = f.check(o, offline, target.t.routes);
         if (usage != null) {
             spec.commandLine().getErr().println("walmigrate: " + usage);
             return ExitCode.USAGE.code();
@@ -488,7 +553,10 @@ public final class WalMigrate implements Callable<Integer> {
         int pipeline;
 
         /** A usage error, or null. */
-        String check(MigrateOptions o, OfflineMixin offline) {
+        String check(MigrateOptions o, OfflineMixin offline, List<String> routes) {
+            if (routes != null && !routes.isEmpty() && (follow || offline.outWal != null || offline.outKine != null)) {
+                return "--route copies and verifies shards of etcd targets; with --follow, --out-wal or --out-kine it is not built yet (one run per shard: --prefix)";
+            }
             if (!follow) {
                 return untilRevision != 0 || cutover != null ? "--until-revision and --cutover go with --follow" : null;
             }

@@ -1,0 +1,84 @@
+package dev.walkit.migrate;
+
+import dev.walkit.testdata.EtcdCluster;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.options.PutOption;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static dev.walkit.migrate.FollowMigrateTest.bs;
+import static dev.walkit.migrate.FollowMigrateTest.client;
+import static dev.walkit.migrate.FollowMigrateTest.served;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code --route}: a hosted control plane's layout, with real etcds: the events to a second etcd, the rest to the main
+ * one; each shard copied and verified on its own, at one revision of the source.
+ */
+class RouteMigrateTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void eventsGoToTheirShardAndTheRestToTheMainOneEachVerified() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster main = EtcdCluster.start(dir.resolve("main"), 1);
+             EtcdCluster events = EtcdCluster.start(dir.resolve("events"), 1);
+             Client s = client(src.endpoints()); Client m = client(main.endpoints()); Client e = client(events.endpoints())) {
+            KV kv = s.getKVClient();
+            long lease = s.getLeaseClient().grant(900).get().getID();
+            for (int i = 0; i < 50; i++) kv.put(bs("/registry/configmaps/ns/cm-" + i), bs("cm-" + i)).get();
+            for (int i = 0; i < 80; i++) kv.put(bs("/registry/events/ns/e-" + i), bs("ev-" + i), PutOption.builder().withLeaseId(lease).build()).get();
+            kv.put(bs("/registry/eventsx/not-an-event"), bs("x")).get(); // shares the first letters, not the prefix
+            WalMigrateTest.Run r = WalMigrateTest.run("etcd", "--source-endpoints", src.endpoints(), "--endpoints", main.endpoints(),
+                    "--route", "/registry/events/=" + events.endpoints(), "-w", "json");
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertEquals(2, r.out().lines().count(), "one report a shard: " + r.out());
+            Map<String, String> all = served(s, "/registry/", false);
+            Map<String, String> wantEvents = new TreeMap<>(all);
+            wantEvents.keySet().removeIf(k -> !k.startsWith("/registry/events/"));
+            Map<String, String> wantMain = new TreeMap<>(all);
+            wantMain.keySet().removeIf(k -> k.startsWith("/registry/events/"));
+            assertEquals(80, wantEvents.size());
+            assertEquals(wantEvents, served(e, "/registry/", false), "the events shard holds the events, their leases' TTLs, nothing else");
+            assertEquals(wantMain, served(m, "/registry/", false), "the main one holds the rest, /registry/eventsx/ too");
+
+            WalMigrateTest.Run v = WalMigrateTest.run("verify", "--db", snapshot(src).toString(), "--endpoints", main.endpoints(),
+                    "--route", "/events#" + events.endpoints());
+            assertEquals(0, v.exit(), "each shard equal to its part of the source (kube-apiserver's override form): " + v.out() + v.err());
+            m.getKVClient().put(bs("/registry/events/ns/stray"), bs("x")).get();
+            WalMigrateTest.Run stray = WalMigrateTest.run("verify", "--db", snapshot(src).toString(), "--endpoints", main.endpoints(),
+                    "--route", "/registry/events/=" + events.endpoints());
+            assertEquals(1, stray.exit(), "an event in the main shard is a difference: " + stray.out() + stray.err());
+        }
+    }
+
+    private Path snapshot(EtcdCluster src) throws Exception {
+        Path db = dir.resolve("snapshot-" + System.nanoTime() + ".db");
+        dev.walkit.testdata.Etcdctl.run(src.endpoints(), null, "snapshot", "save", db.toString());
+        return db;
+    }
+
+    @Test
+    void badRoutesAreOneLineAndExit2() {
+        String[][] bad = {{"--route", "nothing-here"}, {"--route", "/a/="}, {"--route", "/a/=http://127.0.0.1:1", "--route", "/a/b/=http://127.0.0.1:2"},
+                {"--route", "#http://127.0.0.1:1"}, {"--route", "/a/=http://127.0.0.1:1", "--follow"}};
+        for (String[] b : bad) {
+            String[] args = new String[b.length + 4];
+            args[0] = "wal";
+            args[1] = "--wal";
+            args[2] = dev.walkit.format.Fixtures.path("vectors/small/wal").toString();
+            args[3] = "--endpoints=http://127.0.0.1:1";
+            System.arraycopy(b, 0, args, 4, b.length);
+            WalMigrateTest.Run r = WalMigrateTest.run(args);
+            assertEquals(2, r.exit(), String.join(" ", b) + ": " + r.err());
+            assertEquals(1, r.err().lines().count(), "one line: " + r.err());
+            assertTrue(r.err().startsWith("walmigrate: --route") || r.err().contains("--route"), r.err());
+        }
+    }
+}
