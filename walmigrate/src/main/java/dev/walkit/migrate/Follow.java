@@ -57,6 +57,8 @@ final class Follow {
     static final int DEFAULT_PIPELINE = 64;
 
     private final MigrateOptions o;
+    /** Keys other shards take (--route), left out of this one's copy, follow and verify; null: none. */
+    private final Routes except;
     private final Until until;
     private final PrintWriter progress;
     /** Where the one line that says the follow has begun goes (stderr, terminal or not). */
@@ -106,6 +108,12 @@ final class Follow {
     private List<Long> markerMoveLeases = List.of();
 
     Follow(MigrateOptions o, Until until, PrintWriter notice, PrintWriter progress, BooleanSupplier signalled) {
+        this(o, until, notice, progress, signalled, null);
+    }
+
+    /** {@code except}: the routes whose keys other shards take (this one is --endpoints' shard: the rest); null: none. */
+    Follow(MigrateOptions o, Until until, PrintWriter notice, PrintWriter progress, BooleanSupplier signalled, Routes except) {
+        this.except = except;
         this.o = o;
         this.until = until;
         this.notice = notice;
@@ -159,7 +167,7 @@ final class Follow {
             scheduleKeepAlive(keepAlive);
             if (copy) {
                 try (KeySource state = feed.state(revision)) {
-                    new Migrator(o, progress).copy(state, client, leases, tally);
+                    new Migrator(o, progress).copy(except == null ? state : except.rest(state), client, leases, tally);
                 }
                 if (!tally.errors.isEmpty() || tally.unsent > 0) {
                     tally.nanos = System.nanoTime() - start;
@@ -184,7 +192,7 @@ final class Follow {
             });
             Comparison verify;
             try (KeySource state = feed.state(c.revision())) {
-                verify = Comparison.run(state, o, key -> FollowMarker.owns(until.markerKey(), key));
+                verify = Comparison.run(except == null ? state : except.rest(state), o, key -> FollowMarker.owns(until.markerKey(), key));
             }
             if (verify.equal()) removeMarker();
             return new Result(copied, report(resumed, revision, c, verify), null);
@@ -307,7 +315,7 @@ final class Follow {
     private List<Change> inPrefix(SourceTxn t) {
         byte[] prefix = o.prefix().getBytes(StandardCharsets.UTF_8);
         List<Change> todo = new ArrayList<>();
-        for (Change c : t.changes()) if (Migrator.startsWith(c.key(), prefix)) todo.add(c);
+        for (Change c : t.changes()) if (Migrator.startsWith(c.key(), prefix) && (except == null || !except.routed(c.key()))) todo.add(c);
         return todo;
     }
 

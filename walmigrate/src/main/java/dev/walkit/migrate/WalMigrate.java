@@ -108,7 +108,7 @@ public final class WalMigrate implements Callable<Integer> {
 
         @Option(names = "--route", paramLabel = "PREFIX=URL[,URL...]", description = "Keys under PREFIX to another etcd (a shard), the rest "
                 + "to --endpoints; repeatable. Also kube-apiserver's --etcd-servers-overrides form, group/resource#URL;URL (/events#URL: the keys "
-                + "under /registry/events/). Each shard is copied and verified on its own, at one revision of the source.")
+                + "under /registry/events/). Each shard is copied, followed (--follow: each its own etcd, marker and resume point; one cut-over) and verified on its own.")
         List<String> routes;
 
         MigrateOptions options() {
@@ -525,7 +525,73 @@ public final class WalMigrate implements Callable<Integer> {
         if (offline.outWal != null || offline.outKine != null) {
             return followOffline(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, open, o, f, offline);
         }
+        if (target.t.routes != null && !target.t.routes.isEmpty()) {
+            return followShards(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, open, o, f, target.t.routes);
+        }
         return follow(spec.commandLine().getOut(), spec.commandLine().getErr(), writeOut, open, o, f);
+    }
+
+    /**
+     * {@code --follow --route …}: each shard followed on its own (its own read of the source, CAS transactions, marker,
+     * resume point and verify), all at once; the cut-over (the file, a signal, --until-revision) is every shard's, each
+     * drained to the source's last revision and verified at it. One report a shard, in order; the worst exit code.
+     */
+    static int followShards(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f, List<String> routes) {
+        if (writeOut.check("walmigrate", err, OutputFormat.common()) != null) return ExitCode.USAGE.code();
+        Routes r;
+        List<MigrateOptions> shards = new java.util.ArrayList<>();
+        try {
+            r = Routes.parse(routes);
+            for (Routes.Route route : r.routes()) shards.add(Routes.forRoute(o, route));
+        } catch (IllegalArgumentException e) {
+            err.println("walmigrate: " + e.getMessage());
+            return ExitCode.USAGE.code();
+        }
+        shards.add(o);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (MigrateOptions s : shards) {
+            String invalid = s.validate();
+            if (invalid != null) {
+                err.println("walmigrate: " + invalid);
+                return ExitCode.USAGE.code();
+            }
+            for (String e : s.endpoints()) {
+                if (!seen.add(e)) {
+                    err.println("walmigrate: --route with --follow: " + e + " is named by two shards: each shard needs its own etcd (its follow's marker is its own)");
+                    return ExitCode.USAGE.code();
+                }
+            }
+        }
+        try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate")) {
+            List<java.util.concurrent.CompletableFuture<Integer>> runs = new java.util.ArrayList<>();
+            List<java.io.StringWriter> outs = new java.util.ArrayList<>();
+            for (int i = 0; i < shards.size(); i++) {
+                MigrateOptions s = shards.get(i);
+                Routes except = i == shards.size() - 1 ? r : null;
+                java.io.StringWriter buf = new java.io.StringWriter();
+                outs.add(buf);
+                PrintWriter shardOut = new PrintWriter(buf);
+                // A thread a shard: each follow runs until the cut-over (the common pool has one thread on two cores).
+                java.util.concurrent.CompletableFuture<Integer> run = new java.util.concurrent.CompletableFuture<>();
+                Thread t = new Thread(() -> {
+                    try {
+                        run.complete(follow(shardOut, err, writeOut, open, s, f, stop, except, false));
+                    } catch (Throwable x) {
+                        run.completeExceptionally(x);
+                    }
+                }, "walmigrate-shard-" + i);
+                t.setDaemon(true);
+                t.start();
+                runs.add(run);
+            }
+            int worst = 0;
+            for (int i = 0; i < runs.size(); i++) {
+                worst = Math.max(worst, runs.get(i).join());
+                out.print(outs.get(i));
+            }
+            out.flush();
+            return stop.done(worst);
+        }
     }
 
     /** A follow's options, on the three sources that can be followed live. */
@@ -554,8 +620,8 @@ public final class WalMigrate implements Callable<Integer> {
 
         /** A usage error, or null. */
         String check(MigrateOptions o, OfflineMixin offline, List<String> routes) {
-            if (routes != null && !routes.isEmpty() && (follow || offline.outWal != null || offline.outKine != null)) {
-                return "--route copies and verifies shards of etcd targets; with --follow, --out-wal or --out-kine it is not built yet (one run per shard: --prefix)";
+            if (routes != null && !routes.isEmpty() && (offline.outWal != null || offline.outKine != null)) {
+                return "--route names etcd shards: not with --out-wal or --out-kine (one output a run)";
             }
             if (!follow) {
                 return untilRevision != 0 || cutover != null ? "--until-revision and --cutover go with --follow" : null;
@@ -590,14 +656,16 @@ public final class WalMigrate implements Callable<Integer> {
         }
         try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate")) {
             // A failure after a signal exits with the failure's code, not the signal's (stop.done both ways).
-            return stop.done(follow(out, err, writeOut, open, o, f, stop));
+            return stop.done(follow(out, err, writeOut, open, o, f, stop, null, true));
         }
     }
 
     private static int follow(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f,
-                              dev.walkit.cli.StopOnSignal stop) {
+                              dev.walkit.cli.StopOnSignal stop, Routes except, boolean alone) {
         try (EarlyClient target = EarlyClient.connect(o); ChangeFeed feed = open.open()) {
-            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker, f.pipeline), err, Cli.stderrIsTerminal() ? err : null, stop::stopped)
+            // Shards followed at once share the terminal: no progress line for them.
+            PrintWriter progress = alone && Cli.stderrIsTerminal() ? err : null;
+            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker, f.pipeline), err, progress, stop::stopped, except)
                     .run(feed, target);
             MigrationReport c = r.copy();
             ExitCode code = r.stopped() != null || !c.errors().isEmpty() || !c.tooLarge().isEmpty() ? ExitCode.FAILED

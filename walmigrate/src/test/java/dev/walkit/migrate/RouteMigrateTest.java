@@ -58,6 +58,52 @@ class RouteMigrateTest {
         }
     }
 
+    @Test
+    void aLiveEtcdFollowedIntoTwoShardsEndsWithEachHoldingItsPartAtTheCutOver() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster main = EtcdCluster.start(dir.resolve("main"), 1);
+             EtcdCluster events = EtcdCluster.start(dir.resolve("events"), 1);
+             Client s = client(src.endpoints()); Client m = client(main.endpoints()); Client e = client(events.endpoints())) {
+            KV kv = s.getKVClient();
+            for (int i = 0; i < 30; i++) kv.put(bs("/registry/pods/ns/p-" + i), bs("p0-" + i)).get();
+            for (int i = 0; i < 30; i++) kv.put(bs("/registry/events/ns/e-" + i), bs("e0-" + i)).get();
+            Path cut = dir.resolve("cutover");
+            FollowMigrateTest.Following run = FollowMigrateTest.follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", main.endpoints(),
+                    "--route", "/events#" + events.endpoints(), "--prefix", "/registry/", "--follow", "--cutover", cut.toString(), "-w", "json");
+            // Both shards following: two lines.
+            dev.walkit.testdata.Await.until("both shards to follow", () -> run.err().toString().split("walmigrate: following ", -1).length - 1 >= 2,
+                    () -> run.err().toString());
+            long lease = s.getLeaseClient().grant(900).get().getID();
+            for (int n = 0; n < 300; n++) {
+                int i = n % 40;
+                switch (n % 4) {
+                    case 0 -> kv.put(bs("/registry/pods/ns/p-" + i), bs("p" + n)).get();
+                    case 1 -> kv.put(bs("/registry/events/ns/e-" + i), bs("e" + n), PutOption.builder().withLeaseId(lease).build()).get();
+                    case 2 -> kv.delete(bs("/registry/events/ns/e-" + (i + 1))).get();
+                    default -> kv.txn().Then(io.etcd.jetcd.op.Op.put(bs("/registry/pods/ns/q-" + n), bs("both"), PutOption.DEFAULT),
+                            io.etcd.jetcd.op.Op.put(bs("/registry/events/ns/q-" + n), bs("both"), PutOption.DEFAULT)).commit().get(); // two shards, one txn
+                }
+            }
+            java.nio.file.Files.createFile(cut);
+            WalMigrateTest.Run r = run.get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertEquals(2, r.out().lines().count(), "one report a shard: " + r.out());
+            for (String line : r.out().lines().toList()) {
+                com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(line);
+                assertTrue(j.get("equal").asBoolean(), line);
+                assertTrue(j.get("transactions").asLong() > 50, line);
+            }
+            Map<String, String> all = served(s, "/registry/", false);
+            Map<String, String> wantEvents = new TreeMap<>(all);
+            wantEvents.keySet().removeIf(k -> !k.startsWith("/registry/events/"));
+            Map<String, String> wantMain = new TreeMap<>(all);
+            wantMain.keySet().removeIf(k -> k.startsWith("/registry/events/"));
+            assertEquals(wantEvents, served(e, "/registry/", false), "the events shard: exactly the source's events (key, value, lease)");
+            assertEquals(wantMain, served(m, "/registry/", false), "the main shard: exactly the rest");
+            assertEquals(0, m.getKVClient().get(bs(FollowMarker.DEFAULT_KEY)).get().getCount() + e.getKVClient().get(bs(FollowMarker.DEFAULT_KEY)).get().getCount(),
+                    "both markers removed at the cut-over");
+        }
+    }
+
     private Path snapshot(EtcdCluster src) throws Exception {
         Path db = dir.resolve("snapshot-" + System.nanoTime() + ".db");
         dev.walkit.testdata.Etcdctl.run(src.endpoints(), null, "snapshot", "save", db.toString());
@@ -67,7 +113,8 @@ class RouteMigrateTest {
     @Test
     void badRoutesAreOneLineAndExit2() {
         String[][] bad = {{"--route", "nothing-here"}, {"--route", "/a/="}, {"--route", "/a/=http://127.0.0.1:1", "--route", "/a/b/=http://127.0.0.1:2"},
-                {"--route", "#http://127.0.0.1:1"}, {"--route", "/a/=http://127.0.0.1:1", "--follow"}};
+                {"--route", "#http://127.0.0.1:1"}, {"--route", "/a/=http://127.0.0.1:1", "--out-wal", "/nonexistent-dir-for-a-test"},
+                {"--route", "/a/=http://127.0.0.1:1", "--route", "/b/=http://127.0.0.1:1", "--follow"}};
         for (String[] b : bad) {
             String[] args = new String[b.length + 4];
             args[0] = "wal";
