@@ -204,6 +204,113 @@ class FollowKillTest {
         }
     }
 
+    /**
+     * A follow into two shards ({@code --route PREFIXx-=SECOND}: the writer's three-key transactions write both), killed
+     * at a random moment past its start and run again: each shard resumes from its own marker; at the cut-over each holds
+     * exactly its part of the source, and each key's history in it after its copy is the source's, event for event.
+     */
+    @Test
+    void aShardedFollowKilledAtRandomMomentsResumesEachShardToTheSameEnd() throws Exception {
+        Random rnd = new Random(20261206);
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             EtcdCluster dst2 = EtcdCluster.start(dir.resolve("dst2"), 1);
+             Client s = client(src.endpoints()); Client t = client(dst.endpoints()); Client t2 = client(dst2.endpoints())) {
+            KV kv = s.getKVClient();
+            for (int trial = 0; trial < 4; trial++) {
+                String prefix = "/s" + trial + "/";
+                String routed = prefix + "x-";
+                String marker = "/walkit/walmigrate/s" + trial;
+                for (int i = 0; i < 300; i++) kv.put(bs(prefix + (i % 3 == 0 ? "x-" : "k-") + i), bs("v0")).get();
+                long from1 = t.getKVClient().get(bs(marker)).get().getHeader().getRevision() + 1;
+                long from2 = t2.getKVClient().get(bs(marker)).get().getHeader().getRevision() + 1;
+                AtomicBoolean writing = new AtomicBoolean(true);
+                Random w = new Random(trial);
+                Thread writer = new Thread(() -> {
+                    int n = 0;
+                    try {
+                        while (writing.get()) {
+                            n++;
+                            if (n % 3 == 0) kv.txn().Then(Op.put(bs(prefix + "k-" + w.nextInt(400)), bs("w" + n), PutOption.DEFAULT),
+                                    Op.put(bs(routed + n), bs("w" + n), PutOption.DEFAULT), Op.delete(bs(routed + (n - 3)), DeleteOption.DEFAULT)).commit().get();
+                            else kv.put(bs(prefix + "k-" + w.nextInt(400)), bs("w" + n)).get();
+                            Thread.sleep(1);
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                writer.start();
+                Path cut = dir.resolve("shard-cutover-" + trial);
+                List<String> args = List.of("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(), "--prefix", prefix,
+                        "--route", routed + "=" + dst2.endpoints(), "--marker", marker, "--follow", "--cutover", cut.toString(), "-w", "json");
+                Path firstOut = dir.resolve("shard-first-" + trial);
+                Process first = start(args, firstOut);
+                Await.contains("trial " + trial + ": the first run's follow to begin", firstOut.resolveSibling(firstOut.getFileName() + ".err"),
+                        "walmigrate: following ", first);
+                long pause = rnd.nextInt(1000);
+                if (pause > 0) first.waitFor(pause, TimeUnit.MILLISECONDS);
+                first.destroyForcibly().waitFor();
+                Path out = dir.resolve("shard-second-" + trial);
+                Process second = start(args, out);
+                Path errFile = out.resolveSibling(out.getFileName() + ".err");
+                Await.until("trial " + trial + ": both resumed shards to follow", () -> Await.read(errFile).split("walmigrate: following ", -1).length - 1 >= 2
+                        || !second.isAlive(), () -> Await.read(errFile));
+                long written = kv.txn().Then(Op.put(bs(prefix + "k-resumed"), bs("at-" + trial), PutOption.DEFAULT),
+                        Op.put(bs(routed + "resumed"), bs("at-" + trial), PutOption.DEFAULT)).commit().get().getHeader().getRevision();
+                Await.until("trial " + trial + ": both shards to apply revision " + written,
+                        () -> followedTo(t, marker) >= written && followedTo(t2, marker) >= written, () -> Await.read(errFile));
+                writing.set(false);
+                writer.join();
+                Files.createFile(cut);
+                assertTrue(second.waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS), "the resumed run ends at the cut-over");
+                assertEquals(0, second.exitValue(), Files.readString(out) + Await.read(errFile));
+                List<JsonNode> reports = new ArrayList<>();
+                for (String line : Files.readString(out).lines().toList()) reports.add(new ObjectMapper().readTree(line));
+                assertEquals(2, reports.size(), Files.readString(out));
+                for (JsonNode j : reports) assertTrue(j.get("equal").asBoolean(), j.toString());
+                Map<String, String> all = served(s, prefix, false);
+                Map<String, String> wantRouted = new java.util.TreeMap<>(all);
+                wantRouted.keySet().removeIf(k -> !k.startsWith(routed));
+                Map<String, String> wantRest = new java.util.TreeMap<>(all);
+                wantRest.keySet().removeIf(k -> k.startsWith(routed));
+                assertEquals(wantRouted, served(t2, prefix, false), "trial " + trial + ": the routed shard");
+                assertEquals(wantRest, served(t, prefix, false), "trial " + trial + ": the rest");
+                assertEquals(0, t.getKVClient().get(bs(marker)).get().getCount() + t2.getKVClient().get(bs(marker)).get().getCount(), "markers removed");
+                // Each shard: each key's history after its copy is the source's, event for event (nothing twice, nothing lost).
+                // The reports in shard order: the route's, then --endpoints' (the rest).
+                for (Object[] shard : new Object[][] {{t, from1, false, reports.get(1)}, {t2, from2, true, reports.get(0)}}) {
+                    long cutAt = ((JsonNode) shard[3]).get("cutover_revision").asLong();
+                    Client c = (Client) shard[0];
+                    long copy = -1;
+                    long followFrom = -1;
+                    for (WatchEvent e : history(c, marker, (Long) shard[1])) {
+                        if (e.getEventType() != WatchEvent.EventType.PUT || !e.getKeyValue().getKey().toString(StandardCharsets.UTF_8).equals(marker)) continue;
+                        FollowMarker m = FollowMarker.decode(e.getKeyValue().getValue().getBytes());
+                        if (m != null && m.phase() == FollowMarker.Phase.FOLLOW && copy < 0) {
+                            copy = m.revision();
+                            followFrom = e.getKeyValue().getModRevision();
+                        }
+                    }
+                    assertTrue(copy > 0, "the copy finished once");
+                    boolean isRouted = (Boolean) shard[2];
+                    Map<String, List<String>> want = new java.util.TreeMap<>();
+                    for (WatchEvent e : history(s, prefix, copy + 1)) {
+                        String k = e.getKeyValue().getKey().toString(StandardCharsets.UTF_8);
+                        if (k.startsWith(routed) != isRouted || e.getKeyValue().getModRevision() > cutAt) continue;
+                        want.computeIfAbsent(k, x -> new ArrayList<>()).add(event(e));
+                    }
+                    Map<String, List<String>> got = new java.util.TreeMap<>();
+                    for (WatchEvent e : history(c, prefix, followFrom + 1)) {
+                        got.computeIfAbsent(e.getKeyValue().getKey().toString(StandardCharsets.UTF_8), x -> new ArrayList<>()).add(event(e));
+                    }
+                    want.keySet().removeIf(k -> k.contains("~history-end-"));
+                    got.keySet().removeIf(k -> k.contains("~history-end-"));
+                    assertEquals(want, got, "trial " + trial + (isRouted ? ": the routed shard" : ": the rest") + ": each change once, each key's in order");
+                }
+            }
+        }
+    }
+
     @Test
     void aCutOverBySignalThatFailsExitsWithTheFailuresCodeInOneLine() throws Exception {
         try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
