@@ -59,6 +59,10 @@ final class Follow {
     private final MigrateOptions o;
     /** Keys other shards take (--route), left out of this one's copy, follow and verify; null: none. */
     private final Routes except;
+    /** The migration's --prefix: keys under it that this shard does not take went to another shard. */
+    private final byte[] scope;
+    /** Source transactions this shard applied part of, the rest of their keys another shard's. */
+    private long splits;
     private final Until until;
     private final PrintWriter progress;
     /** Where the one line that says the follow has begun goes (stderr, terminal or not). */
@@ -108,12 +112,17 @@ final class Follow {
     private List<Long> markerMoveLeases = List.of();
 
     Follow(MigrateOptions o, Until until, PrintWriter notice, PrintWriter progress, BooleanSupplier signalled) {
-        this(o, until, notice, progress, signalled, null);
+        this(o, until, notice, progress, signalled, null, o.prefix());
     }
 
-    /** {@code except}: the routes whose keys other shards take (this one is --endpoints' shard: the rest); null: none. */
-    Follow(MigrateOptions o, Until until, PrintWriter notice, PrintWriter progress, BooleanSupplier signalled, Routes except) {
+    /**
+     * {@code except}: the routes whose keys other shards take (this one is --endpoints' shard: the rest); null: none.
+     * {@code scope}: the migration's --prefix, of which this shard takes a part (a source transaction that writes keys of
+     * the scope outside this shard's is counted as split).
+     */
+    Follow(MigrateOptions o, Until until, PrintWriter notice, PrintWriter progress, BooleanSupplier signalled, Routes except, String scope) {
         this.except = except;
+        this.scope = (scope == null ? "" : scope).getBytes(StandardCharsets.UTF_8);
         this.o = o;
         this.until = until;
         this.notice = notice;
@@ -308,7 +317,7 @@ final class Follow {
         Arrays.sort(r);
         Arrays.sort(n);
         return new FollowReport(resumed, copyRevision, transactions, changes, conflicts, List.copyOf(conflictKeys), absentAlready, pct(r, 50), pct(r, 99),
-                pct(n, 50) / 1e6, pct(n, 99) / 1e6, c.revision(), c.why(), cutSeconds, verify, until.pipeline(), mostInFlight, pipelineRestarts);
+                pct(n, 50) / 1e6, pct(n, 99) / 1e6, c.revision(), c.why(), cutSeconds, verify, until.pipeline(), mostInFlight, pipelineRestarts, splits);
     }
 
     /** The changes of {@code t} under the prefix. */
@@ -349,6 +358,11 @@ final class Follow {
     private long apply(ChangeFeed feed, SourceTxn t, long applied, Applier a) throws Exception {
         if (t.revision() <= applied) return applied;
         List<Change> todo = inPrefix(t);
+        if (!todo.isEmpty()) {
+            int inScope = 0;
+            for (Change c : t.changes()) if (Migrator.startsWith(c.key(), scope)) inScope++;
+            if (inScope > todo.size()) splits++;
+        }
         a.apply(t, todo);
         transactions++;
         changes += todo.size();

@@ -20,9 +20,10 @@ package dev.walkit.migrate;
  * @param pipeline         follow transactions allowed in flight at once (--pipeline)
  * @param mostInFlight     the most that were in flight at once
  * @param pipelineRestarts times the pipeline stopped (a compare failed, an answer was lost) and went on from the marker
+ * @param splits           source transactions this shard applied part of (--route: their other keys went to another shard)
  */
 public record FollowReport(String resumed, long copyRevision, long transactions, long changes, long conflicts, java.util.List<byte[]> conflictKeys, long alreadyAbsent,
                            long lagRevisionsP50, long lagRevisionsP99, double lagMillisP50, double lagMillisP99,
                            long cutoverRevision, String cutoverWhy, double cutoverSeconds, Comparison verify,
-                           int pipeline, int mostInFlight, long pipelineRestarts) {
+                           int pipeline, int mostInFlight, long pipelineRestarts, long splits) {
 }

@@ -71,6 +71,7 @@ final class Output {
                             .field("lag_revisions_p50", w.lagRevisionsP50()).field("lag_revisions_p99", w.lagRevisionsP99())
                             .field("lag_ms_p50", Math.round(w.lagMillisP50() * 10) / 10.0).field("lag_ms_p99", Math.round(w.lagMillisP99() * 10) / 10.0)
                             .field("pipeline", w.pipeline()).field("pipeline_most_in_flight", w.mostInFlight()).field("pipeline_restarts", w.pipelineRestarts())
+                            .field("split_transactions", w.splits())
                             .field("cutover_revision", w.cutoverRevision()).field("cutover_why", w.cutoverWhy())
                             .field("cutover_seconds", Math.round(w.cutoverSeconds() * 1000) / 1000.0).field("equal", w.verify().equal())
                             .field("missing_count", w.verify().missingCount()).field("extra_count", w.verify().extraCount())
@@ -89,6 +90,7 @@ final class Output {
                             .row("lag p50", w.lagRevisionsP50() + " revision(s) / " + String.format("%.1f ms", w.lagMillisP50()))
                             .row("lag p99", w.lagRevisionsP99() + " revision(s) / " + String.format("%.1f ms", w.lagMillisP99()))
                             .row("pipeline", w.mostInFlight() + " in flight at most of " + w.pipeline() + ", " + w.pipelineRestarts() + " restart(s)")
+                            .row("split transactions", w.splits())
                             .row("cut-over revision", w.cutoverRevision()).row("cut-over", w.cutoverWhy())
                             .row("cut-over seconds", String.format("%.2f", w.cutoverSeconds())).row("equal", w.verify().equal());
                 }
@@ -111,7 +113,8 @@ final class Output {
                                 + "p99 %,d / %.1f ms; %d transaction(s) in flight at most (--pipeline %d)%s%n", w.copyRevision(), w.transactions(), w.changes(), w.conflicts(),
                         w.alreadyAbsent() > 0 ? String.format(", %,d delete(s) of keys already gone from the target", w.alreadyAbsent()) : "",
                         w.lagRevisionsP50(), w.lagMillisP50(), w.lagRevisionsP99(), w.lagMillisP99(), w.mostInFlight(), w.pipeline(),
-                        w.pipelineRestarts() > 0 ? String.format(", %,d restart(s) from the marker", w.pipelineRestarts()) : "");
+                        (w.pipelineRestarts() > 0 ? String.format(", %,d restart(s) from the marker", w.pipelineRestarts()) : "")
+                                + (w.splits() > 0 ? String.format("; %,d transaction(s) split across shards (their other keys another shard's)", w.splits()) : ""));
                 for (byte[] k : w.conflictKeys()) out.println("  conflict in the follow (left as it is): " + quote(k));
                 out.printf("walmigrate: cut over at revision %d (%s) in %.2f s: target %s the source (%,d same, %,d missing, %,d extra, %,d different)%s%n",
                         w.cutoverRevision(), w.cutoverWhy(), w.cutoverSeconds(), w.verify().equal() ? "equal to" : "NOT equal to", w.verify().same(),

@@ -575,7 +575,7 @@ public final class WalMigrate implements Callable<Integer> {
                 java.util.concurrent.CompletableFuture<Integer> run = new java.util.concurrent.CompletableFuture<>();
                 Thread t = new Thread(() -> {
                     try {
-                        run.complete(follow(shardOut, err, writeOut, open, s, f, stop, except, false));
+                        run.complete(follow(shardOut, err, writeOut, open, s, f, stop, except, false, o.prefix()));
                     } catch (Throwable x) {
                         run.completeExceptionally(x);
                     }
@@ -656,16 +656,16 @@ public final class WalMigrate implements Callable<Integer> {
         }
         try (dev.walkit.cli.StopOnSignal stop = new dev.walkit.cli.StopOnSignal("walmigrate")) {
             // A failure after a signal exits with the failure's code, not the signal's (stop.done both ways).
-            return stop.done(follow(out, err, writeOut, open, o, f, stop, null, true));
+            return stop.done(follow(out, err, writeOut, open, o, f, stop, null, true, o.prefix()));
         }
     }
 
     private static int follow(PrintWriter out, PrintWriter err, WriteOut writeOut, FeedOpener open, MigrateOptions o, FollowMixin f,
-                              dev.walkit.cli.StopOnSignal stop, Routes except, boolean alone) {
+                              dev.walkit.cli.StopOnSignal stop, Routes except, boolean alone, String scope) {
         try (EarlyClient target = EarlyClient.connect(o); ChangeFeed feed = open.open()) {
             // Shards followed at once share the terminal: no progress line for them.
             PrintWriter progress = alone && Cli.stderrIsTerminal() ? err : null;
-            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker, f.pipeline), err, progress, stop::stopped, except)
+            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker, f.pipeline), err, progress, stop::stopped, except, scope)
                     .run(feed, target);
             MigrationReport c = r.copy();
             ExitCode code = r.stopped() != null || !c.errors().isEmpty() || !c.tooLarge().isEmpty() ? ExitCode.FAILED

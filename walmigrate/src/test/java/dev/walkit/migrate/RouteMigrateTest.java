@@ -91,6 +91,7 @@ class RouteMigrateTest {
                 com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(line);
                 assertTrue(j.get("equal").asBoolean(), line);
                 assertTrue(j.get("transactions").asLong() > 50, line);
+                assertEquals(75, j.get("split_transactions").asLong(), "each of the 75 transactions that wrote both shards, split: " + line);
             }
             Map<String, String> all = served(s, "/registry/", false);
             Map<String, String> wantEvents = new TreeMap<>(all);
