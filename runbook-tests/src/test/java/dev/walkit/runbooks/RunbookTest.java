@@ -141,9 +141,21 @@ class RunbookTest {
     }
 
     private void runCommands(String runbook, Path store, Path kine, Path snapshot, String endpoint) throws Exception {
+        List<String> lines = Files.readAllLines(Fixtures.root().resolve("docs/runbooks/" + runbook));
+        // A move into shards (--route): two more etcds, the main one and the events', when the runbook names them.
+        if (lines.stream().anyMatch(l -> l.startsWith("$ ") && l.contains("ETCD_EVENTS"))) {
+            try (EtcdCluster main = EtcdCluster.start(dir.resolve("etcd-main"), 1); EtcdCluster events = EtcdCluster.start(dir.resolve("etcd-events"), 1)) {
+                runCommands(runbook, lines, store, kine, snapshot, endpoint, main.endpoints(), events.endpoints());
+            }
+            return;
+        }
+        runCommands(runbook, lines, store, kine, snapshot, endpoint, "ETCD_MAIN", "ETCD_EVENTS");
+    }
+
+    private void runCommands(String runbook, List<String> lines, Path store, Path kine, Path snapshot, String endpoint, String etcdMain,
+                             String etcdEvents) throws Exception {
         String served = "127.0.0.1:" + freePort();
         Path cutover = dir.resolve("CUTOVER");
-        List<String> lines = Files.readAllLines(Fixtures.root().resolve("docs/runbooks/" + runbook));
         int commands = 0;
         boolean inSh = false;
         String lastOut = null;
@@ -171,6 +183,7 @@ class RunbookTest {
                 String[] words = cmd.split("\\s+");
                 String[] args = Arrays.stream(words).skip(1)
                         .map(w -> w.replace("STORE", store.toString()).replace("KINE", kine.toString()).replace("SNAPSHOT", snapshot.toString())
+                                .replace("ETCD_MAIN", etcdMain).replace("ETCD_EVENTS", etcdEvents)
                                 .replace("ENDPOINT", endpoint).replace(SERVE_ADDRESS, served).replace("CUTOVER", cutover.toString()))
                         .toArray(String[]::new);
                 StringWriter out = new StringWriter();
@@ -213,6 +226,7 @@ class RunbookTest {
                 assertEquals(want, got, runbook + ": " + cmd + "\n" + out + err);
                 lastCmd = cmd;
                 lastOut = out.toString().replace(store.toString(), "STORE").replace(kine.toString(), "KINE").replace(snapshot.toString(), "SNAPSHOT")
+                        .replace(etcdMain, "ETCD_MAIN").replace(etcdEvents, "ETCD_EVENTS")
                         .replace(endpoint, "ENDPOINT").replace(served, SERVE_ADDRESS).replace(cutover.toString(), "CUTOVER");
                 commands++;
             } else if (lastOut != null) {
