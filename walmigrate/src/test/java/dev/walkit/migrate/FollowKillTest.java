@@ -206,7 +206,7 @@ class FollowKillTest {
 
     /**
      * A follow into two shards ({@code --route PREFIXx-=SECOND}: the writer's three-key transactions write both), killed
-     * at a random moment past its start and run again: each shard resumes from its own marker; at the cut-over each holds
+     * at a random moment past its start and run again (ten trials): each shard resumes from its own marker; at the cut-over each holds
      * exactly its part of the source, and each key's history in it after its copy is the source's, event for event.
      */
     @Test
@@ -216,7 +216,7 @@ class FollowKillTest {
              EtcdCluster dst2 = EtcdCluster.start(dir.resolve("dst2"), 1);
              Client s = client(src.endpoints()); Client t = client(dst.endpoints()); Client t2 = client(dst2.endpoints())) {
             KV kv = s.getKVClient();
-            for (int trial = 0; trial < 4; trial++) {
+            for (int trial = 0; trial < TRIALS; trial++) {
                 String prefix = "/s" + trial + "/";
                 String routed = prefix + "x-";
                 String marker = "/walkit/walmigrate/s" + trial;

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -102,6 +103,81 @@ class RouteMigrateTest {
             assertEquals(wantMain, served(m, "/registry/", false), "the main shard: exactly the rest");
             assertEquals(0, m.getKVClient().get(bs(FollowMarker.DEFAULT_KEY)).get().getCount() + e.getKVClient().get(bs(FollowMarker.DEFAULT_KEY)).get().getCount(),
                     "both markers removed at the cut-over");
+        }
+    }
+
+    /** Each shard's part of what a store serves: the events, or the rest. */
+    private static Map<String, String> part(Map<String, String> all, boolean events) {
+        Map<String, String> m = new TreeMap<>(all);
+        m.keySet().removeIf(k -> k.startsWith("/registry/events/") != events);
+        return m;
+    }
+
+    @Test
+    void theRealKineKeepsWritingWhileItIsFollowedIntoTwoShards() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.walkit.testdata.KineServer.available(), "the real kine is not at " + dev.walkit.testdata.KineServer.binary());
+        Path data = java.nio.file.Files.createDirectories(dir.resolve("k3s"));
+        Path db = data.resolve("state.db");
+        try (dev.walkit.testdata.KineServer kine = dev.walkit.testdata.KineServer.start(db, dir.resolve("kine.log"));
+             EtcdCluster main = EtcdCluster.start(dir.resolve("main"), 1); EtcdCluster events = EtcdCluster.start(dir.resolve("events"), 1);
+             Client k = client("http://" + kine.endpoint()); Client m = client(main.endpoints()); Client e = client(events.endpoints())) {
+            KV kv = k.getKVClient();
+            for (int i = 0; i < 100; i++) assertTrue(FollowMigrateTest.kineTxn(kv, "/registry/configmaps/ns/cm-" + i, 0, "v0-" + i, 0));
+            long ttl = k.getLeaseClient().grant(1200).get().getID(); // kine: the lease ID is the TTL
+            for (int i = 0; i < 50; i++) assertTrue(FollowMigrateTest.kineTxn(kv, "/registry/events/ns/e-" + i, 0, "e0-" + i, ttl));
+            Path cut = dir.resolve("cutover");
+            FollowMigrateTest.Following run = FollowMigrateTest.follow("kine", "--sqlite", db.toString(), "--endpoints", main.endpoints(),
+                    "--route", "/registry/events/=" + events.endpoints(), "--follow", "--cutover", cut.toString(), "-w", "json");
+            dev.walkit.testdata.Await.until("both shards to follow", () -> run.err().toString().split("walmigrate: following ", -1).length - 1 >= 2,
+                    () -> run.err().toString());
+            java.util.Random rnd = new java.util.Random(5);
+            for (int n = 0; n < 200; n++) {
+                boolean event = n % 2 == 0;
+                String key = event ? "/registry/events/ns/e-" + rnd.nextInt(70) : "/registry/configmaps/ns/cm-" + rnd.nextInt(120);
+                long mod = FollowMigrateTest.mod(kv, key);
+                if (n % 5 == 4 && mod != 0) FollowMigrateTest.kineTxn(kv, key, mod, null, 0);
+                else FollowMigrateTest.kineTxn(kv, key, mod, "v" + n, event ? ttl : 0);
+            }
+            Map<String, String> before = served(k, "/registry/", true);
+            java.nio.file.Files.createFile(cut);
+            WalMigrateTest.Run r = run.get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(0, r.exit(), r.out() + r.err());
+            assertEquals(part(before, true), served(e, "/registry/", false), "the events shard: kine's events (key, value, lease's TTL)");
+            assertEquals(part(before, false), served(m, "/registry/", false), "the main shard: the rest");
+        }
+    }
+
+    @Test
+    void aLiveWalAppendedToIsFollowedIntoTwoShards() throws Exception {
+        try (EtcdCluster main = EtcdCluster.start(dir.resolve("main"), 1); EtcdCluster events = EtcdCluster.start(dir.resolve("events"), 1);
+             Client m = client(main.endpoints()); Client e = client(events.endpoints());
+             dev.walkit.testdata.LiveWal wal = dev.walkit.testdata.LiveWal.create(dir.resolve("wal"))) {
+            for (int i = 0; i < 100; i++) wal.put("/registry/configmaps/ns/cm-" + i, "v0-" + i, 0);
+            for (int i = 0; i < 50; i++) wal.put("/registry/events/ns/e-" + i, "e0-" + i, 0);
+            Path cut = dir.resolve("cutover");
+            FollowMigrateTest.Following run = FollowMigrateTest.follow("wal", "--wal", wal.path().toString(), "--endpoints", main.endpoints(),
+                    "--route", "/events#" + events.endpoints(), "--follow", "--cutover", cut.toString(), "-w", "json");
+            dev.walkit.testdata.Await.until("both shards to follow", () -> run.err().toString().split("walmigrate: following ", -1).length - 1 >= 2,
+                    () -> run.err().toString());
+            for (int n = 0; n < 200; n++) {
+                switch (n % 4) {
+                    case 0 -> wal.put("/registry/configmaps/ns/cm-" + (n % 120), "v" + n, 0);
+                    case 1 -> wal.put("/registry/events/ns/e-" + (n % 70), "e" + n, 0);
+                    case 2 -> wal.delete("/registry/events/ns/e-" + (n % 50));
+                    default -> wal.txn(List.of(dev.walkit.testdata.LiveWal.Op.put("/registry/pods/ns/p-" + n, "pod", 0),
+                            dev.walkit.testdata.LiveWal.Op.put("/registry/events/ns/p-" + n, "started", 0)));
+                }
+                if (n % 20 == 0) Thread.sleep(5);
+            }
+            java.nio.file.Files.createFile(cut);
+            WalMigrateTest.Run r = run.get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(0, r.exit(), r.out() + r.err());
+            Map<String, String> want = new TreeMap<>();
+            for (Map.Entry<String, dev.walkit.testdata.LiveWal.Held> x : wal.live().entrySet()) {
+                want.put(x.getKey(), new String(x.getValue().value(), java.nio.charset.StandardCharsets.UTF_8) + " ttl=0");
+            }
+            assertEquals(part(want, true), served(e, "/registry/", false), "the events shard: the WAL's events");
+            assertEquals(part(want, false), served(m, "/registry/", false), "the main shard: the rest");
         }
     }
 
