@@ -198,6 +198,12 @@ final class Follow {
                     while (!inFlight.isEmpty()) answerOldest(feed);
                     settleMarker(true);
                 }
+
+                @Override
+                public void answered() throws Exception {
+                    while (!inFlight.isEmpty() && inFlight.peekFirst().answer().isDone()) answerOldest(feed);
+                    settleMarker(false);
+                }
             });
             Comparison verify;
             try (KeySource state = feed.state(c.revision())) {
@@ -266,6 +272,10 @@ final class Follow {
         /** Waits until every transaction given is applied (a pipeline's in flight answered). */
         default void drain() throws Exception {
         }
+
+        /** Takes the answers that have come (the lag is counted when a transaction is known applied), without waiting. */
+        default void answered() throws Exception {
+        }
     }
 
     /**
@@ -293,6 +303,7 @@ final class Follow {
                 announce(feed, from);
             }
             for (SourceTxn t : polled) applied = apply(feed, t, applied, a);
+            a.answered();
             showProgress(applied, feed.head());
         }
         long cutStart = System.nanoTime();
@@ -406,6 +417,8 @@ final class Follow {
             keys.add(k);
             overlaps |= keysPastMarker.containsKey(k);
         }
+        // The answers that have come, taken as they come: the marker keeps up, and the lag is counted when it is true.
+        while (!inFlight.isEmpty() && inFlight.peekFirst().answer().isDone()) answerOldest(feed);
         if (overlaps) {
             while (!inFlight.isEmpty()) answerOldest(feed);
             settleMarker(true);
