@@ -63,10 +63,10 @@ final class SourceGate {
                 r.close();
                 r = Pass.replay(path, policy);
             }
-            String refusal = r.refusal(policy);
+            String refusal = r.replay().refusal(policy);
             if (refusal != null) throw new Refused(r.report().path() + ": " + refusal);
             return WalSource.of(r, new Said(r.report().path() + " is damaged (" + AccountText.damageSummary(a) + "); policy " + policy.label()
-                    + ": copying what it keeps, revision " + r.revision() + ", " + String.format("%,d", r.liveCount())
+                    + ": copying what it keeps, revision " + r.replay().revision() + ", " + String.format("%,d", r.replay().liveCount())
                     + " live keys (`walrecover --dry-run --policy " + policy.label() + " " + r.report().path() + "` lists what is lost)", ExitCode.OK));
         } catch (IOException | RuntimeException e) {
             r.close();

@@ -28,7 +28,7 @@ public final class WalSource implements KeySource {
 
     /** The live keys the pass's replay {@code r} left (closed with this source), as {@code gate} let them through. */
     static WalSource of(Pass.Replayed r, SourceGate.Said gate) {
-        return new WalSource(r.file(), r.live(), r.revision(), gate, r);
+        return new WalSource(r.file(), r.replay().live(), r.replay().revision(), gate, r);
     }
 
     /**
@@ -37,9 +37,9 @@ public final class WalSource implements KeySource {
      */
     public static WalSource open(Path path) throws IOException {
         Pass.Replayed r = Pass.replay(path, null);
-        if (r.damagedSpans() > 0) {
+        if (!r.replay().damage().isEmpty()) {
             r.close();
-            throw new IOException(r.report().path() + ": the WAL has " + r.damagedSpans() + " damaged span(s): run walverify / walrecover first");
+            throw new IOException(r.report().path() + ": the WAL has " + r.replay().damage().size() + " damaged span(s): run walverify / walrecover first");
         }
         return of(r, SourceGate.Said.HEALTHY);
     }

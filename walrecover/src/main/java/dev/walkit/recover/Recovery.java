@@ -640,9 +640,10 @@ public final class Recovery {
      * its state digest, for the caller to compare with the plan, or names what is wrong.
      */
     private static String fullReadBack(Path temp, long keptBreaks) throws IOException {
-        try (Pass.Replayed s = Pass.replay(temp, null)) { // its own output: v2
+        try (Pass.Replayed r = Pass.replay(temp, null)) { // its own output: v2
+            PolicyReplay s = r.replay();
             List<String> problems = new ArrayList<>();
-            if (s.damagedSpans() > 0) problems.add(s.damagedSpans() + " damaged span(s), first " + s.report().account().damage().get(0).span());
+            if (!s.damage().isEmpty()) problems.add(s.damage().size() + " damaged span(s), first " + s.damage().get(0));
             // The same check as walverify --level semantic: any finding at all fails it; under --form history, exactly
             // the rule breaks the kept records carry ({@code keptBreaks}), and nothing else.
             Map<DamageKind, Integer> counts = s.findingCounts();

@@ -155,10 +155,10 @@ public final class KineOutput {
                 throw new java.io.IOException("the kine db did not read back clean (nothing was published): " + form.store().damage().get(0));
             }
             try (dev.walkit.format.pass.Pass.Replayed s = dev.walkit.format.pass.Pass.replay(form.wal(), null)) {
-                if (s.damagedSpans() > 0) {
+                if (!s.replay().damage().isEmpty()) {
                     throw new java.io.IOException("the kine db did not read back clean (nothing was published): " + s.report().account().damage().get(0).span());
                 }
-                return liveDigest(s.live(), s.file()::readFully);
+                return liveDigest(s.replay().live(), s.file()::readFully);
             }
         }
     }

@@ -84,8 +84,8 @@ public final class Pass {
     /**
      * A WAL's semantic pass whose state a tool goes on to use (walmigrate's source): the replay under {@code policy}'s
      * replay options (null: the rules' defaults, what {@link #read} replays), its account as {@link #read} gives it at
-     * semantic level for the defaults, the live keys it left, and the file their values are read from (open until the
-     * result is closed). One read of the log.
+     * semantic level for the defaults, and what the replay left ({@link PolicyReplay}: the live keys, their values read
+     * from the file, open until the result is closed). One read of the log.
      */
     public static Replayed replay(Path input, dev.walkit.format.policy.RecoveryPolicy policy) throws IOException {
         Replayer.Options options = policy == null ? Replayer.Options.defaults() : policy.replayOptions(Long.MAX_VALUE);
@@ -94,14 +94,9 @@ public final class Pass {
         WalFile file = WalFile.open(walPath, ro.maxRecLen());
         try {
             Wal.Sniff sniff = Wal.requireWal(file, ro.maxRecLen());
-            Store wal = Store.wal(walPath, file.size(), sniff.format().label());
-            AccountListener listener = new AccountListener();
-            Replay.Result res = Replay.run(file, sniff.format(), ro, options, listener);
-            Account a = listener.account(wal, res.state(), file.size(), WalKeys.of(file, res.format()));
-            Path leftover = Wal.leftoverCompaction(walPath);
-            if (leftover != null) a = a.withFinding(leftoverFinding(leftover), file.size());
-            return new Replayed(new PassReport(sniff.format(), Level.SEMANTIC, a, leftover, -1, false, null, SplitScan.Outcome.ONE_THREAD),
-                    res.state(), file);
+            PolicyReplay res = PolicyReplay.run(file, sniff.format(), ro, options, new PolicyReplay.Listener() { });
+            return new Replayed(new PassReport(sniff.format(), Level.SEMANTIC, res.account(null), Wal.leftoverCompaction(walPath), -1, false, null,
+                    SplitScan.Outcome.ONE_THREAD), res, file);
         } catch (IOException | RuntimeException e) {
             file.close();
             throw e;
@@ -112,77 +107,8 @@ public final class Pass {
     public record LiveKey(byte[] key, long valueOffset, int valueLength, long createRevision, long modRevision, long version, long lease) {
     }
 
-    /** A WAL replayed: the pass's report, the state it left, and the file its values are read from (closed with this). */
-    public static final class Replayed implements AutoCloseable {
-        private final PassReport report;
-        private final Replayer state;
-        private final WalFile file;
-
-        Replayed(PassReport report, Replayer state, WalFile file) {
-            this.report = report;
-            this.state = state;
-            this.file = file;
-        }
-
-        public PassReport report() {
-            return report;
-        }
-
-        public WalFile file() {
-            return file;
-        }
-
-        /** The last revision applied. */
-        public long revision() {
-            return state.revision();
-        }
-
-        public long liveCount() {
-            return state.keys().liveCount();
-        }
-
-        /** The damaged spans the replay read past (none: the state is the whole log's). */
-        public int damagedSpans() {
-            return state.damage().size();
-        }
-
-        /** How many findings of each kind the rules made (every one). */
-        public java.util.Map<dev.walkit.format.DamageKind, Integer> findingCounts() {
-            return state.findingCounts();
-        }
-
-        /** Kept records that break a rule as they stand (under a policy that keeps them). */
-        public long keptBreaks() {
-            return state.keptBreaks();
-        }
-
-        /** The state digest (every live key's fields and value, the revision), values read from the file. */
-        public String stateDigest() {
-            return dev.walkit.format.replay.StateDigest.of(state.keys(), state.revision(), file::readFully);
-        }
-
-        /** Why {@code policy} refuses what this replay kept, or null: it keeps it. */
-        public String refusal(dev.walkit.format.policy.RecoveryPolicy policy) {
-            return policy.refusal(state, file.size());
-        }
-
-        /** The live keys in key order (etcd's byte order): a view, each read when asked. */
-        public List<LiveKey> live() {
-            List<dev.walkit.format.replay.KeyState> live = state.keys().sortedLive();
-            return new java.util.AbstractList<>() {
-                @Override
-                public LiveKey get(int i) {
-                    dev.walkit.format.replay.KeyState k = live.get(i);
-                    return new LiveKey(k.key(), k.valueOffset(), k.valueLength(), k.createRevision(), k.modRevision(), k.version(), k.lease());
-                }
-
-                @Override
-                public int size() {
-                    return live.size();
-                }
-            };
-        }
-
+    /** A WAL replayed: the pass's report, what the replay left, and the file its values are read from (closed with this). */
+    public record Replayed(PassReport report, PolicyReplay replay, WalFile file) implements AutoCloseable {
         @Override
         public void close() throws IOException {
             file.close();

@@ -79,6 +79,11 @@ public final class PolicyReplay {
 
     /** Replays {@code in} (sniffed as {@code format}) under {@code policy} up to {@code toRevision}, telling {@code l}. */
     public static PolicyReplay run(WalFile in, WalFormat format, ReaderOptions ro, RecoveryPolicy policy, long toRevision, Listener l) throws IOException {
+        return run(in, format, ro, policy.replayOptions(toRevision), l);
+    }
+
+    /** As above, under {@code options} ({@link Pass#replay}: the rules' own, or a policy's over the whole log). */
+    static PolicyReplay run(WalFile in, WalFormat format, ReaderOptions ro, Replayer.Options options, Listener l) throws IOException {
         AccountListener account = new AccountListener() {
             @Override
             public void read(long offset, long revision) {
@@ -106,7 +111,7 @@ public final class PolicyReplay {
                 l.dropped(txn);
             }
         };
-        return new PolicyReplay(Replay.run(in, format, ro, policy.replayOptions(toRevision), account), account, in);
+        return new PolicyReplay(Replay.run(in, format, ro, options, account), account, in);
     }
 
     /**
