@@ -125,6 +125,11 @@ public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
     /** {@code in}'s keys under {@code prefix} only (closing it closes {@code in}). */
     static KeySource under(KeySource in, byte[] prefix) {
         if (prefix.length == 0) return in;
+        return filter(in, key -> Migrator.startsWith(key, prefix));
+    }
+
+    /** The keys of {@code in} that {@code keep} takes, in order (closed with {@code in}). */
+    static KeySource filter(KeySource in, java.util.function.Predicate<byte[]> keep) {
         return new Forwarding(in) {
             private SourceKey next;
 
@@ -132,7 +137,7 @@ public interface KeySource extends Iterator<SourceKey>, AutoCloseable {
             public boolean hasNext() {
                 while (next == null && in.hasNext()) {
                     SourceKey k = in.next();
-                    if (Migrator.startsWith(k.key(), prefix)) next = k;
+                    if (keep.test(k.key())) next = k;
                 }
                 return next != null;
             }

@@ -59,26 +59,7 @@ record Routes(List<Route> routes) {
 
     /** The keys of {@code in} that go to no route: --endpoints' shard. */
     KeySource rest(KeySource in) {
-        return new KeySource.Forwarding(in) {
-            private SourceKey next;
-
-            @Override
-            public boolean hasNext() {
-                while (next == null && in.hasNext()) {
-                    SourceKey k = in.next();
-                    if (!routed(k.key())) next = k;
-                }
-                return next != null;
-            }
-
-            @Override
-            public SourceKey next() {
-                if (!hasNext()) throw new java.util.NoSuchElementException();
-                SourceKey k = next;
-                next = null;
-                return k;
-            }
-        };
+        return KeySource.filter(in, key -> !routed(key));
     }
 
     /** {@code o} for the shard of {@code r}: its endpoints, the keys under its prefix (within --prefix: a usage error else). */
