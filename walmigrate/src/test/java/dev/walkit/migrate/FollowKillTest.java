@@ -232,8 +232,7 @@ class FollowKillTest {
                             n++;
                             if (n % 3 == 0) kv.txn().Then(Op.put(bs(prefix + "k-" + w.nextInt(400)), bs("w" + n), PutOption.DEFAULT),
                                     Op.put(bs(routed + n), bs("w" + n), PutOption.DEFAULT), Op.delete(bs(routed + (n - 3)), DeleteOption.DEFAULT)).commit().get();
-                            else kv.put(bs(prefix + "k-" + w.nextInt(400)), bs("w" + n)).get();
-                            Thread.sleep(1);
+                            else kv.put(bs(prefix + "k-" + w.nextInt(400)), bs("w" + n)).get(); // paced by its answers
                         }
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
@@ -247,8 +246,12 @@ class FollowKillTest {
                 Process first = start(args, firstOut);
                 Await.contains("trial " + trial + ": the first run's follow to begin", firstOut.resolveSibling(firstOut.getFileName() + ".err"),
                         "walmigrate: following ", first);
-                long pause = rnd.nextInt(1000);
-                if (pause > 0) first.waitFor(pause, TimeUnit.MILLISECONDS);
+                // The kill comes once the main shard's marker has moved a random number of source revisions past where the
+                // follow began: a moment in the follow, whatever the machine's speed.
+                long began = followedTo(t, marker);
+                long past = began + rnd.nextInt(300);
+                Await.until("trial " + trial + ": the first run's marker to pass revision " + past, () -> followedTo(t, marker) >= past || !first.isAlive(),
+                        () -> "marker at " + Await.now(() -> followedTo(t, marker)) + "; " + Await.read(firstOut.resolveSibling(firstOut.getFileName() + ".err")));
                 first.destroyForcibly().waitFor();
                 Path out = dir.resolve("shard-second-" + trial);
                 Process second = start(args, out);

@@ -167,7 +167,6 @@ class RouteMigrateTest {
                     default -> wal.txn(List.of(dev.walkit.testdata.LiveWal.Op.put("/registry/pods/ns/p-" + n, "pod", 0),
                             dev.walkit.testdata.LiveWal.Op.put("/registry/events/ns/p-" + n, "started", 0)));
                 }
-                if (n % 20 == 0) Thread.sleep(5);
             }
             java.nio.file.Files.createFile(cut);
             WalMigrateTest.Run r = run.get(dev.walkit.testdata.Await.DEADLINE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
