@@ -526,7 +526,7 @@ public final class Commands {
         try {
             id = dev.walkit.cli.LeaseId.parse(a.positional().get(0));
         } catch (NumberFormatException e) {
-            return error(out, "not a lease ID: " + a.positional().get(0) + " (hex, as 'leases' prints it and etcdctl reads it: digits too, 0x optional)");
+            return usage(out, "not a lease ID: " + a.positional().get(0) + " (hex, as 'leases' prints it and etcdctl reads it: digits too, 0x optional)");
         }
         int n = 0;
         for (byte[] k : ctx.index.liveOnLease(id)) {

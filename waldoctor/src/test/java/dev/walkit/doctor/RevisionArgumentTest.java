@@ -83,6 +83,10 @@ class RevisionArgumentTest {
         assertTrue(shell(db, "lease " + m.group(2) + "\n").contains("not a lease ID: " + m.group(2)) || !shell(db, "lease " + m.group(2) + "\n").contains("1 key(s)"),
                 "the decimal is read as hex, as etcdctl reads it");
         assertTrue(shell(db, "lease zz\n").contains("not a lease ID: zz"));
+        // One-shot, of a damaged store: a usage error (exit 2), one line, not an answer the damage cut short.
+        WalDoctorTest.Run bad = WalDoctorTest.run("lease", Fixtures.path("sample/wal").toString(), "zz");
+        assertEquals(2, bad.exit(), bad.err());
+        assertEquals(1, bad.err().lines().count(), bad.err());
         assertEquals(0x1234, dev.walkit.cli.LeaseId.parse("0x1234"));
         assertEquals(0x1234, dev.walkit.cli.LeaseId.parse("1234"), "digits are hex, as etcdctl lease timetolive 1234 reads them");
         assertEquals(-1L, dev.walkit.cli.LeaseId.parse("ffffffffffffffff"));

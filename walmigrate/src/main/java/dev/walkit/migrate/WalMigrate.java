@@ -149,7 +149,8 @@ public final class WalMigrate implements Callable<Integer> {
         int worst = 0;
         for (Shard sh : shards) {
             int code = migrate(out, err, writeOut.format(), sh.open(), sh.options());
-            if (code == ExitCode.USAGE.code()) return code;
+            // A source refused or unreadable, a target that failed, a usage error: the same for the shards after it: stop.
+            if (code > ExitCode.CONFLICTS.code()) return code;
             worst = Math.max(worst, code);
         }
         return worst;
@@ -506,7 +507,7 @@ public final class WalMigrate implements Callable<Integer> {
                     out.flush();
                     worst = Math.max(worst, c.equal() ? gate.floor().code() : ExitCode.CONFLICTS.code());
                 } catch (Exception e) {
-                    return failed(err, e);
+                    return failed(err, e); // the same source for the shards after it: stop
                 }
             }
             return worst;

@@ -187,6 +187,15 @@ class RouteMigrateTest {
     }
 
     @Test
+    void aDamagedSourceIsRefusedOnceNotOnceAShard() {
+        WalMigrateTest.Run r = WalMigrateTest.run("wal", "--wal", dev.walkit.format.Fixtures.path("sample/wal").toString(), "--endpoints", "http://127.0.0.1:1",
+                "--route", "/registry/events/=http://127.0.0.1:2", "--dry-run");
+        assertEquals(3, r.exit(), r.err());
+        assertEquals(1, r.err().lines().count(), "the source's refusal, once: " + r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
     void badRoutesAreOneLineAndExit2() {
         String[][] bad = {{"--route", "nothing-here"}, {"--route", "/a/="}, {"--route", "/a/=http://127.0.0.1:1", "--route", "/a/b/=http://127.0.0.1:2"},
                 {"--route", "#http://127.0.0.1:1"}, {"--route", "/a/=http://127.0.0.1:1", "--out-wal", "/nonexistent-dir-for-a-test"},
