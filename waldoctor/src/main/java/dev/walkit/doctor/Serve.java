@@ -49,6 +49,9 @@ final class Serve implements Callable<Integer> {
     @Option(names = "--trusted-ca-file", paramLabel = "FILE", description = "CA (PEM) that client certificates must chain to.")
     Path trustedCaFile;
 
+    @Option(names = "--no-index", description = WalDoctor.NO_INDEX)
+    boolean noIndex;
+
     @Option(names = "--client-cert-auth", description = "Require a client certificate signed by --trusted-ca-file.")
     boolean clientCertAuth;
 
@@ -76,7 +79,7 @@ final class Serve implements Callable<Integer> {
                     + "(--cert-file, --key-file; --trusted-ca-file with --client-cert-auth to require client certificates)");
         }
         EtcdEndpoint.Tls finalTls = tls;
-        return WalDoctor.withIndex("waldoctor serve", path, err, System.console() != null, x -> {
+        return WalDoctor.withIndex("waldoctor serve", path, err, System.console() != null, noIndex, x -> {
             ServedHistory history;
             try {
                 history = new ServedHistory(x, rev);

@@ -96,6 +96,10 @@ public final class WalDoctor implements Callable<Integer> {
         return ExitCode.USAGE.code();
     }
 
+    /** --no-index's help, the same for every command that loads a history. */
+    static final String NO_INDEX = "Read the WAL whole, neither using nor saving its index (kept in $XDG_CACHE_HOME/walkit/index, "
+            + "else ~/.cache/walkit/index, so that the next open of the same unchanged file is quick).";
+
     /** What a command does with the loaded log; returns the exit code. */
     @FunctionalInterface
     interface WithIndex {
@@ -106,8 +110,8 @@ public final class WalDoctor implements Callable<Integer> {
      * Loads {@code path}, runs {@code action}, closes; unreadable input is exit 4 with one line, prefixed with the
      * command's name ({@code waldoctor diagnose:}).
      */
-    static int withIndex(String name, Path path, PrintWriter err, boolean progress, WithIndex action) {
-        try (StoreHistory x = load(path, err, progress)) {
+    static int withIndex(String name, Path path, PrintWriter err, boolean progress, boolean noIndex, WithIndex action) {
+        try (StoreHistory x = load(path, err, progress, IndexCache.of(name, noIndex, err))) {
             return action.run(x);
         } catch (IOException | UncheckedIOException e) {
             err.println(name + ": " + dev.walkit.cli.IoErrors.describe(e));
@@ -142,13 +146,13 @@ public final class WalDoctor implements Callable<Integer> {
         }
     }
 
-    static StoreHistory load(Path path, PrintWriter err, boolean progress) throws IOException {
+    static StoreHistory load(Path path, PrintWriter err, boolean progress, dev.walkit.format.pass.SavedIndex.Cache cache) throws IOException {
         err.flush();
         // The bar counts the WAL's bytes; another store's history is read into its WAL form first (no bar for it).
         dev.walkit.format.pass.Pass.Input store = dev.walkit.format.pass.Pass.input(path);
         long size = store.kind() == dev.walkit.format.account.Store.Kind.WAL ? java.nio.file.Files.size(store.file()) : 0;
         try (dev.walkit.cli.Progress bar = dev.walkit.cli.Progress.of("loading", size, progress)) {
-            return Pass.history(path, bar);
+            return Pass.history(path, bar, cache);
         }
     }
 
@@ -240,6 +244,9 @@ public final class WalDoctor implements Callable<Integer> {
         @Option(names = "--show-secrets", description = "Show values under /registry/secrets/ (redacted by default).")
         boolean showSecrets;
 
+        @Option(names = "--no-index", description = NO_INDEX)
+        boolean noIndex;
+
         @Parameters(paramLabel = "PATH", description = "A WAL file, an etcd db or data directory, or a kine state.db.")
         Path path;
 
@@ -248,7 +255,7 @@ public final class WalDoctor implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
             boolean tty = System.console() != null;
-            return withIndex("waldoctor shell", path, err, tty, x -> {
+            return withIndex("waldoctor shell", path, err, tty, noIndex, x -> {
                 ShellContext ctx = new ShellContext(x, showSecrets);
                 if (!tty) {
                     int failed = Shell.piped(ctx, new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), out, err);
@@ -299,6 +306,9 @@ public final class WalDoctor implements Callable<Integer> {
         @Option(names = "--show-secrets", description = "Show values under /registry/secrets/.")
         boolean showSecrets;
 
+        @Option(names = "--no-index", description = NO_INDEX)
+        boolean noIndex;
+
         @Mixin
         WriteOut writeOut;
 
@@ -325,9 +335,13 @@ public final class WalDoctor implements Callable<Integer> {
             }
             Path path = Path.of(words.remove(at));
             if (command.name().equals("records") && words.contains("--follow")) return followRecords(path, words, name, out, err);
-            return withIndex(name, path, err, false, x -> {
+            return withIndex(name, path, err, false, noIndex, x -> {
                 int code = answer(x, words, name, out, err);
-                return STATE_READS.contains(command.name()) ? partial(name, path, x.account(), err, code) : code;
+                code = STATE_READS.contains(command.name()) ? partial(name, path, x.account(), err, code) : code;
+                // The answer is out before the close waits for a first open's index to be saved.
+                out.flush();
+                err.flush();
+                return code;
             });
         }
 

@@ -10,7 +10,7 @@ import java.util.Arrays;
  * of a 6 GiB log take 160 MB. The ordinary transactions applied are the ids of their first records (4 bytes
  * each): a transaction's revision and offset are its first record's, and its records run on from there.
  */
-final class AppliedRecords {
+final class AppliedRecords implements AppliedColumns {
     private static final int SHIFT = PackedLongs.SHIFT;
     private static final int MASK = PackedLongs.MASK;
     private static final int DELETE = 0x8000_0000;
@@ -47,33 +47,70 @@ final class AppliedRecords {
         transactions = append(transactions, transactionCount++, size - records);
     }
 
-    int transactionCount() {
+    @Override
+    public int transactionCount() {
         return transactionCount;
     }
 
     /** The id of the first record of ordinary transaction {@code i}. */
-    int transactionStart(int i) {
+    @Override
+    public int transactionStart(int i) {
         return transactions[i >>> SHIFT][i & MASK];
     }
 
-    int size() {
+    @Override
+    public int size() {
         return size;
     }
 
-    long offset(int id) {
+    @Override
+    public long offset(int id) {
         return offsets.get(id);
     }
 
-    long revision(int id) {
+    @Override
+    public long revision(int id) {
         return revisions.get(id);
     }
 
-    boolean isDelete(int id) {
+    @Override
+    public boolean isDelete(int id) {
         return (links[id >>> SHIFT][id & MASK] & DELETE) != 0;
     }
 
     /** The key's applied record before {@code id}, or -1. */
-    int previous(int id) {
+    @Override
+    public int previous(int id) {
         return (links[id >>> SHIFT][id & MASK] & ~DELETE) - 1;
+    }
+
+    /** The offsets column, for a saved index. */
+    PackedLongs offsets() {
+        return offsets;
+    }
+
+    /** The revisions column, for a saved index. */
+    PackedLongs revisions() {
+        return revisions;
+    }
+
+    /** Takes a run of ints: an array and how many of its first ones. */
+    @FunctionalInterface
+    interface IntsSink {
+        void put(int[] a, int n) throws java.io.IOException;
+    }
+
+    /** Every record's link as stored (the previous record's id + 1, the DELETE flag in the top bit), in chunks. */
+    void writeLinks(IntsSink out) throws java.io.IOException {
+        writeChunks(links, size, out);
+    }
+
+    /** Every ordinary transaction's first record's id, in chunks. */
+    void writeTransactions(IntsSink out) throws java.io.IOException {
+        writeChunks(transactions, transactionCount, out);
+    }
+
+    private static void writeChunks(int[][] a, int n, IntsSink out) throws java.io.IOException {
+        for (int c = 0; (long) c << SHIFT < n; c++) out.put(a[c], Math.min(PackedLongs.CHUNK, n - (c << SHIFT)));
     }
 }

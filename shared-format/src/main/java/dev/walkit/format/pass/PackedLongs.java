@@ -66,4 +66,29 @@ final class PackedLongs {
     int size() {
         return size;
     }
+
+    /** How many chunks hold values. */
+    int chunks() {
+        return (size + MASK) >>> SHIFT;
+    }
+
+    /** How many values chunk {@code c} holds. */
+    int chunkSize(int c) {
+        return Math.min(CHUNK, size - (c << SHIFT));
+    }
+
+    /** Chunk {@code c}'s first value, which its narrow values are differences from. */
+    long base(int c) {
+        return base[c];
+    }
+
+    /** Chunk {@code c}'s differences from its base, or null when the chunk is wide. */
+    int[] narrow(int c) {
+        return wide[c] == null ? narrow[c] : null;
+    }
+
+    /** Chunk {@code c}'s values, or null when the chunk is narrow. */
+    long[] wide(int c) {
+        return wide[c];
+    }
 }

@@ -172,6 +172,23 @@ public final class Pass {
     }
 
     /**
+     * As {@link #history(Path, java.util.function.LongConsumer)}, kept between opens in {@code cache} ({@link SavedIndex}):
+     * a WAL whose saved index is there and still its own is mapped, not read; otherwise it is read whole (why the index
+     * was not used is said in one line) and its index saved beside the work, on a thread of its own that {@link
+     * StoreHistory#close} waits for. An etcd db's or kine db's history is read as without a cache.
+     */
+    public static StoreHistory history(Path path, java.util.function.LongConsumer progress, SavedIndex.Cache cache) throws IOException {
+        Input in = input(path);
+        if (cache == null || !in.isWal()) return StoreHistory.load(path, progress);
+        SavedIndex.Identity id = SavedIndex.Identity.of(in.file());
+        StoreHistory saved = SavedIndex.open(in.file(), id, cache);
+        if (saved != null) return saved;
+        StoreHistory h = StoreHistory.load(path, progress);
+        h.saving(() -> SavedIndex.save(h, id, cache));
+        return h;
+    }
+
+    /**
      * What a report tallies of the store at {@code path}, from one read: a WAL's history ({@link #history}: the report
      * places transactions in the file), an etcd db's or kine db's form replayed as it is made (no history, no file
      * written). {@code progress} sees a WAL's offset now and then, or is null.

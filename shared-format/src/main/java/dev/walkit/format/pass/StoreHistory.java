@@ -45,18 +45,6 @@ import java.util.function.LongConsumer;
  * findings, the transactions by revision, and the transactions dropped by replay.
  */
 public final class StoreHistory implements Closeable, Tallies {
-    /** The replayed state of a key with its history: the history rides on replay's own key state. */
-    static final class HistoryState extends KeyState {
-        /** The key's last applied record in {@link AppliedRecords}, or -1 until one is applied. */
-        int last = -1;
-        /** How many of its records were applied. */
-        int count;
-
-        HistoryState(byte[] key) {
-            super(key);
-        }
-    }
-
     /** Applied records of one key, oldest first, read out of the chain: offsets and revisions (negative revision: a DELETE). */
     static final class History {
         final long[] offsets;
@@ -98,14 +86,24 @@ public final class StoreHistory implements Closeable, Tallies {
     private final Source source;
     private final WalFile file;
     private final WalFormat format;
-    private final Replayer state;
+    /** The keys with a history: found by bytes, listed in byte order. */
+    private final HistoryKeys keys;
     /** Every applied record, each key's history a chain through it. */
-    private final AppliedRecords applied = new AppliedRecords();
-    /** The keys with a history in byte order, built on first use (range, diff, completion); get and history look up by hash. */
-    private HistoryState[] sorted;
+    private final AppliedColumns applied;
+    /** What the replay ended with: its revision, compact revision, leases and finding counts. */
+    private final Facts facts;
+    /** The account as the replay made it, before the findings beside the log: what a saved index keeps. */
+    private final Account replayed;
     /** What the replay read, kept and lost: the one account every view prints. */
     private final Account account;
     private final Path leftoverCompaction;
+
+    /**
+     * What the replay ended with besides the keys and records: its last revision, its compact revision (-1: none), the
+     * leases it rebuilt and how many findings of each kind the rules made.
+     */
+    record Facts(long revision, long compactRevision, dev.walkit.format.replay.LeaseMetadata leases, java.util.Map<DamageKind, Integer> findingCounts) {
+    }
 
     /** What was opened: the store's kind and file, and for an etcd db what its own format says. */
     public record Source(Store.Kind kind, Path file, EtcdFacts etcd, KineHistoryWal.Summary kine, Store store) {
@@ -125,13 +123,13 @@ public final class StoreHistory implements Closeable, Tallies {
     private StoreHistory(Source source, Path walPath, WalFile file, LongConsumer progress) throws IOException {
         this.source = source;
         this.file = file;
-        this.leftoverCompaction = source.isWal() ? Wal.leftoverCompaction(walPath) : null;
         ReaderOptions ro = ReaderOptions.defaults();
         // What walverify calls not a WAL, every waldoctor command does too.
         // Another store's WAL form is empty when the store holds no revision it could read: that is no WAL error.
         WalFormat format = !source.isWal() && file.size() == 0 ? WalFormat.V2 : Wal.requireWal(file, ro.maxRecLen()).format();
         long step = Math.max(1, file.size() / 50);
         long[] nextReport = {step};
+        AppliedRecords records = new AppliedRecords();
         AccountListener listener = new AccountListener() {
             @Override
             public void read(long offset, long revision) {
@@ -145,25 +143,67 @@ public final class StoreHistory implements Closeable, Tallies {
             @Override
             public void recordApplied(long offset, long revision, boolean delete, KeyState state) {
                 // No second map, no string per record.
-                HistoryState hs = (HistoryState) state;
-                hs.last = applied.add(offset, revision, delete, hs.last);
+                HeapHistoryKeys.HistoryState hs = (HeapHistoryKeys.HistoryState) state;
+                hs.last = records.add(offset, revision, delete, hs.last);
                 hs.count++;
             }
 
             @Override
             public void applied(Transaction txn, KeyIndex keys) {
-                if (!txn.isSnapshot()) applied.transactionApplied(txn.records());
+                if (!txn.isSnapshot()) records.transactionApplied(txn.records());
             }
         };
-        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener, new KeyIndex(HistoryState::new));
+        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener, HeapHistoryKeys.newIndex());
         this.format = res.format();
-        this.state = res.state();
+        Replayer state = res.state();
+        this.keys = new HeapHistoryKeys(state.keys());
+        this.applied = records;
+        this.facts = new Facts(state.revision(), state.compactRevision(), state.leases(), state.findingCounts());
         Store store = source.store() != null ? source.store() : Store.wal(source.file(), file.size(), this.format.label());
-        Account a = listener.account(store, state, file.size(), WalKeys.of(file, this.format));
-        if (leftoverCompaction != null) {
-            a = a.withFinding(dev.walkit.format.pass.Pass.leftoverFinding(leftoverCompaction), file.size());
-        }
-        this.account = a;
+        this.replayed = listener.account(store, state, file.size(), WalKeys.of(file, this.format));
+        this.leftoverCompaction = source.isWal() ? Wal.leftoverCompaction(walPath) : null;
+        this.account = besideTheLog(replayed, leftoverCompaction, file.size());
+    }
+
+    /** A history whose replay was saved ({@link SavedIndex}): its keys and records mapped, its account as the replay made it. */
+    StoreHistory(Source source, Path walPath, WalFile file, WalFormat format, HistoryKeys keys, AppliedColumns applied, Facts facts,
+                 Account replayed) {
+        this.source = source;
+        this.file = file;
+        this.format = format;
+        this.keys = keys;
+        this.applied = applied;
+        this.facts = facts;
+        this.replayed = replayed;
+        this.leftoverCompaction = source.isWal() ? Wal.leftoverCompaction(walPath) : null;
+        this.account = besideTheLog(replayed, leftoverCompaction, file.size());
+    }
+
+    /** The account with the findings a pass makes beside the log (a leftover compaction): judged at every open, never saved. */
+    private static Account besideTheLog(Account a, Path leftoverCompaction, long logBytes) {
+        return leftoverCompaction == null ? a : a.withFinding(dev.walkit.format.pass.Pass.leftoverFinding(leftoverCompaction), logBytes);
+    }
+
+    /** Whether this history was mapped from a saved index ({@link SavedIndex}), not replayed. */
+    public boolean indexed() {
+        return !(applied instanceof AppliedRecords);
+    }
+
+    /** The account as the replay made it (without the findings beside the log). */
+    Account replayedAccount() {
+        return replayed;
+    }
+
+    HistoryKeys keys() {
+        return keys;
+    }
+
+    AppliedColumns applied() {
+        return applied;
+    }
+
+    Facts facts() {
+        return facts;
     }
 
     /** Loads {@code path} (a WAL file or data directory); {@code progress} sees the offset now and then, or is null. */
@@ -216,10 +256,9 @@ public final class StoreHistory implements Closeable, Tallies {
                 pos = end;
             }
         } else {
-            HistoryState[] keys = sortedKeys();
             byte[] pe = prefixEnd(p);
-            for (int k = lowerBound(p), past = pe.length == 0 ? keys.length : lowerBound(pe); k < past; k++) {
-                for (int id = keys[k].last; id >= 0; id = applied.previous(id)) {
+            for (int k = keys.lowerBound(p), past = pe.length == 0 ? keys.size() : keys.lowerBound(pe); k < past; k++) {
+                for (int id = keys.get(k).last(); id >= 0; id = applied.previous(id)) {
                     long off = applied.offset(id);
                     long start = off + LegacyV1.HEADER_LENGTH + file.intAt(off + LegacyV1.KEY_LEN_OFFSET);
                     long end = start + file.intAt(off + LegacyV1.VAL_LEN_OFFSET);
@@ -260,13 +299,12 @@ public final class StoreHistory implements Closeable, Tallies {
     }
 
     /** The key's state, when the store ever applied a record of it; else null. */
-    HistoryState state(byte[] key) {
-        HistoryState s = (HistoryState) state.keys().get(key);
-        return s == null || s.last < 0 ? null : s;
+    HistoryKeys.Entry state(byte[] key) {
+        return keys.find(key);
     }
 
     History history(byte[] key) {
-        HistoryState s = state(key);
+        HistoryKeys.Entry s = state(key);
         return s == null ? null : history(s);
     }
 
@@ -281,7 +319,7 @@ public final class StoreHistory implements Closeable, Tallies {
      * from it. A WAL's and an etcd db's versions are stored: exact.
      */
     public boolean versionIsLowerBound(KeyValue kv) {
-        long compact = state.compactRevision();
+        long compact = facts.compactRevision();
         if (source().kine() == null || compact <= 0 || kv.isDelete() || kv.createRevision() > compact) return false;
         History h = history(kv.key());
         if (h == null) return false;
@@ -290,10 +328,10 @@ public final class StoreHistory implements Closeable, Tallies {
     }
 
     /** The key's history read out of its chain, oldest first. */
-    History history(HistoryState s) {
-        History h = new History(s.count);
-        int i = s.count;
-        for (int id = s.last; id >= 0; id = applied.previous(id)) {
+    History history(HistoryKeys.Entry s) {
+        History h = new History(s.count());
+        int i = s.count();
+        for (int id = s.last(); id >= 0; id = applied.previous(id)) {
             i--;
             h.offsets[i] = applied.offset(id);
             h.revisions[i] = applied.isDelete(id) ? -applied.revision(id) : applied.revision(id);
@@ -302,21 +340,21 @@ public final class StoreHistory implements Closeable, Tallies {
     }
 
     /** The key's applied record that holds at revision {@code rev} (the last at or before it), or -1: no copy, a walk back. */
-    int appliedAt(HistoryState s, long rev) {
-        int id = s.last;
+    int appliedAt(HistoryKeys.Entry s, long rev) {
+        int id = s.last();
         while (id >= 0 && applied.revision(id) > rev) id = applied.previous(id);
         return id;
     }
 
     /** True when the key is live at {@code rev}. */
-    boolean liveAt(HistoryState s, long rev) {
+    boolean liveAt(HistoryKeys.Entry s, long rev) {
         int id = appliedAt(s, rev);
         return id >= 0 && !applied.isDelete(id);
     }
 
     /** The key's state at revision {@code rev} (Long.MAX_VALUE: latest): null when absent. */
     public KeyValue get(byte[] key, long rev) {
-        HistoryState s = state(key);
+        HistoryKeys.Entry s = state(key);
         if (s == null) return null;
         int id = appliedAt(s, rev);
         return id < 0 || applied.isDelete(id) ? null : at(s, id, true);
@@ -345,19 +383,18 @@ public final class StoreHistory implements Closeable, Tallies {
      */
     public long range(byte[] key, byte[] end, long rev, long materialize, boolean values, Visitor v) {
         if (end == null) {
-            HistoryState s = state(key);
+            HistoryKeys.Entry s = state(key);
             if (s == null) return 0;
             int id = appliedAt(s, rev);
             if (id < 0 || applied.isDelete(id)) return 0;
             if (materialize > 0) v.visit(at(s, id, values));
             return 1;
         }
-        HistoryState[] keys = sortedKeys();
-        int past = end.length == 0 ? keys.length : lowerBound(end);
+        int past = end.length == 0 ? keys.size() : keys.lowerBound(end);
         long count = 0;
         boolean more = materialize > 0;
-        for (int k = lowerBound(key); k < past; k++) {
-            HistoryState s = keys[k];
+        for (int k = keys.lowerBound(key); k < past; k++) {
+            HistoryKeys.Entry s = keys.get(k);
             int id = appliedAt(s, rev);
             if (id < 0 || applied.isDelete(id)) continue;
             count++;
@@ -444,7 +481,8 @@ public final class StoreHistory implements Closeable, Tallies {
      */
     public java.util.Map<Long, Lease> leases(long rev) {
         java.util.Map<Long, List<byte[]>> keysOf = new java.util.TreeMap<>();
-        for (HistoryState s : sortedKeys()) {
+        for (int k = 0, n = keys.size(); k < n; k++) {
+            HistoryKeys.Entry s = keys.get(k);
             int id = appliedAt(s, rev);
             if (id < 0 || applied.isDelete(id)) continue;
             long lease = record(id).lease();
@@ -457,7 +495,7 @@ public final class StoreHistory implements Closeable, Tallies {
                 m.put(e.getKey(), new Lease(e.getKey(), e.getValue(), List.copyOf(keysOf.getOrDefault(e.getKey(), List.of()))));
             }
         } else {
-            long ttl = state.leases().ttlSeconds();
+            long ttl = facts.leases().ttlSeconds();
             boolean kine = source.kind() == Store.Kind.KINE;
             for (java.util.Map.Entry<Long, List<byte[]>> e : keysOf.entrySet()) {
                 m.put(e.getKey(), new Lease(e.getKey(), kine ? e.getKey() : ttl, List.copyOf(e.getValue())));
@@ -481,7 +519,8 @@ public final class StoreHistory implements Closeable, Tallies {
 
     /** Every key whose state at {@code r2} differs from its state at {@code r1}, in key order. */
     public void changes(long r1, long r2, ChangeVisitor v) {
-        for (HistoryState k : sortedKeys()) {
+        for (int n = 0, size = keys.size(); n < size; n++) {
+            HistoryKeys.Entry k = keys.get(n);
             int i1 = appliedAt(k, r1);
             int i2 = appliedAt(k, r2);
             boolean live1 = i1 >= 0 && !applied.isDelete(i1);
@@ -502,11 +541,7 @@ public final class StoreHistory implements Closeable, Tallies {
     /** Every key with an applied record or live at the end, in no order (no sort, no copy): for a report's tallies. */
     @Override
     public void forEachKey(KeyVisitor v) {
-        state.keys().forEach(k -> {
-            HistoryState h = (HistoryState) k;
-            if (h.count == 0 && !h.live()) return;
-            v.key(h.key(), h.count, h.live(), h.valueLength());
-        });
+        keys.forEach(h -> v.key(h.key(), h.count(), h.live(), h.valueLength()));
     }
 
     /** The revision of every applied record, in the order applied. */
@@ -518,20 +553,22 @@ public final class StoreHistory implements Closeable, Tallies {
     /** The keys live at the end on lease {@code id}, in key order. */
     public List<byte[]> liveOnLease(long id) {
         List<byte[]> out = new ArrayList<>();
-        for (KeyState k : state.keys().sortedLive()) if (k.lease() == id) out.add(k.key());
+        for (int k = 0, n = keys.size(); k < n; k++) {
+            HistoryKeys.Entry e = keys.get(k);
+            if (e.live() && e.lease() == id) out.add(e.key());
+        }
         return out;
     }
 
     /** Every key the store ever had under {@code prefix} (live or deleted), in byte order: a view, no copy. */
     public List<byte[]> keys(byte[] prefix) {
-        HistoryState[] keys = sortedKeys();
-        int from = lowerBound(prefix);
+        int from = keys.lowerBound(prefix);
         byte[] end = prefixEnd(prefix);
-        int to = end.length == 0 ? keys.length : lowerBound(end);
+        int to = end.length == 0 ? keys.size() : keys.lowerBound(end);
         return new java.util.AbstractList<>() {
             @Override
             public byte[] get(int i) {
-                return keys[from + java.util.Objects.checkIndex(i, to - from)].key();
+                return keys.get(from + java.util.Objects.checkIndex(i, to - from)).key();
             }
 
             @Override
@@ -551,7 +588,7 @@ public final class StoreHistory implements Closeable, Tallies {
     }
 
     /** The applied record {@code id} of key {@code s} as it holds; without {@code values} its value is not copied (keys only). */
-    private KeyValue at(HistoryState s, int id, boolean values) {
+    private KeyValue at(HistoryKeys.Entry s, int id, boolean values) {
         if (format == WalFormat.V2) return recordAt(applied.offset(id), values);
         History h = history(s);
         long off = applied.offset(id);
@@ -565,34 +602,7 @@ public final class StoreHistory implements Closeable, Tallies {
     private KeyValue record(int id) {
         long off = applied.offset(id);
         if (format == WalFormat.V2) return recordAt(off);
-        return at((HistoryState) state.keys().get(v1Key(off)), id, true);
-    }
-
-    /** Every key with an applied record, in byte order (unsigned, as etcd orders keys): sorted on first use. */
-    synchronized HistoryState[] sortedKeys() {
-        if (sorted == null) {
-            List<KeyState> all = state.keys().sorted();
-            int n = 0;
-            HistoryState[] a = new HistoryState[all.size()];
-            for (KeyState k : all) {
-                HistoryState h = (HistoryState) k;
-                if (h.last >= 0) a[n++] = h;
-            }
-            sorted = n == a.length ? a : Arrays.copyOf(a, n);
-        }
-        return sorted;
-    }
-
-    int lowerBound(byte[] key) {
-        HistoryState[] keys = sortedKeys();
-        int lo = 0;
-        int hi = keys.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Arrays.compareUnsigned(keys[mid].key(), key) < 0) lo = mid + 1;
-            else hi = mid;
-        }
-        return lo;
+        return at(keys.find(v1Key(off)), id, true);
     }
 
     public WalFile file() {
@@ -606,25 +616,25 @@ public final class StoreHistory implements Closeable, Tallies {
     /** The last revision applied. */
     @Override
     public long revision() {
-        return state.revision();
+        return facts.revision();
     }
 
     /** The compact revision the replay holds (-1: none). */
     @Override
     public long compactRevision() {
-        return state.compactRevision();
+        return facts.compactRevision();
     }
 
     /** The leases the replay rebuilt: keys by lease, the next lease ID, the TTL granted. */
     @Override
     public dev.walkit.format.replay.LeaseMetadata leaseMetadata() {
-        return state.leases();
+        return facts.leases();
     }
 
     /** How many findings of each kind the rules made (every one: the account's listing may be capped). */
     @Override
     public java.util.Map<DamageKind, Integer> findingCounts() {
-        return state.findingCounts();
+        return facts.findingCounts();
     }
 
     public long records() {
@@ -712,6 +722,14 @@ public final class StoreHistory implements Closeable, Tallies {
 
     @Override
     public void close() throws IOException {
+        Thread saver = this.saver;
+        if (saver != null) {
+            try {
+                saver.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         try {
             file.close();
         } finally {
@@ -720,6 +738,17 @@ public final class StoreHistory implements Closeable, Tallies {
                 java.nio.file.Files.deleteIfExists(file.path().getParent());
             }
         }
+    }
+
+    /** The thread saving this history's index, or null. */
+    private volatile Thread saver;
+
+    /** Runs {@code save} on a thread of its own, beside the answers; {@link #close} waits for it. */
+    void saving(Runnable save) {
+        Thread t = new Thread(save, "walkit-index-save");
+        t.setDaemon(true);
+        saver = t;
+        t.start();
     }
 
     /** Writes a store's history as a WAL at the given path and says what it found ({@link Source}). */

@@ -107,8 +107,8 @@ class StoreHistoryTest {
             assertNull(x.events(b("/c")));
             assertEquals(List.of("/b"), live(x, "/", 4));
             assertEquals(2, x.range(b("/"), StoreHistory.prefixEnd(b("/")), 3, 0, false, null), "count only");
-            StoreHistory.HistoryState a = x.state(b("/a"));
-            assertEquals(4, a.count);
+            HistoryKeys.Entry a = x.state(b("/a"));
+            assertEquals(4, a.count());
             assertEquals(-1, x.appliedAt(a, 0));
             // Every change between two revisions, named with the revisions on each side.
             List<String> changes = new ArrayList<>();

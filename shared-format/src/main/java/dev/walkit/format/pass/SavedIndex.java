@@ -1,0 +1,395 @@
+package dev.walkit.format.pass;
+
+import dev.walkit.format.RecordLayout;
+import dev.walkit.format.WalFile;
+import dev.walkit.format.WalFormat;
+import dev.walkit.format.account.Account;
+import dev.walkit.format.account.Store;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+
+/**
+ * A WAL's replayed history kept between opens ({@link Pass#history(Path, java.util.function.LongConsumer, Cache)}): the
+ * replay is a pure function of the file's bytes, so its keys, applied records and account are saved once, in the user's
+ * cache (never beside the evidence), and mapped at the next open instead of replaying the file again.
+ *
+ * <p>An index names its file by identity: device, inode, size, modification and change times (the change time moves on
+ * every write and cannot be set back by a user: a byte changed in the middle is noticed through it even when the
+ * modification time is restored), and a CRC-32C of the file's first and last MiB. Its body carries a CRC-32C of its
+ * own. An index whose identity differs (the file changed, was cut or grew), whose CRC fails or whose magic or version
+ * is not this one's is not used: the caller is told why in one line and the file is replayed again. The layout, all
+ * little-endian:
+ * <pre>
+ *   header (128 bytes): magic "WKINDEX1", version, format (0 v2, 1 v1), dev, ino, size, mtime ns, ctime ns,
+ *                       CRC of the first MiB, of the last MiB, body length, CRC of the body up to the blob, of the blob,
+ *                       the sections' positions
+ *   meta               the replay's facts and account ({@link AccountCodec}), length first
+ *   applied            records, transactions (4 each), the offsets' and revisions' positions (8 each), then:
+ *   offsets, revisions per chunk of 2^20 records: base (8), wide (4), count (4), data position (8); then the data:
+ *                      ints of difference from the base, or longs where the chunk is wide
+ *   links              per record: the previous record of its key + 1, DELETE in the top bit (4)
+ *   transactions       per ordinary transaction: its first record's id (4)
+ *   keys               key count (4, then 4 of padding); per key in byte order: blob position (8), key length (top bit:
+ *                      live at the end), last record id, record count, value length at the end (4 each), lease at the end (8)
+ *   blob               the keys' bytes
+ * </pre>
+ */
+public final class SavedIndex {
+    static final byte[] MAGIC = "WKINDEX1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final int VERSION = 1;
+    static final int HEADER = 128;
+    private static final int ENDS = 1 << 20;
+    private static final int KEY_ENTRY = 32;
+
+    /** Where indexes are kept, and who hears why one was not used or not saved (one line each). */
+    public record Cache(Path dir, Consumer<String> say) {
+    }
+
+    private SavedIndex() {
+    }
+
+    /** A file as the index knows it: its identity when it was read. */
+    record Identity(long dev, long ino, long size, long mtime, long ctime, int headCrc, int tailCrc) {
+        static Identity of(Path file) throws IOException {
+            java.util.Map<String, Object> a = Files.readAttributes(file, "unix:dev,ino,size,lastModifiedTime,ctime");
+            long size = (Long) a.get("size");
+            int head;
+            int tail;
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                head = crc(ch, 0, (int) Math.min(ENDS, size));
+                tail = crc(ch, Math.max(0, size - ENDS), (int) Math.min(ENDS, size));
+            }
+            return new Identity((Long) a.get("dev"), (Long) a.get("ino"), size, nanos((FileTime) a.get("lastModifiedTime")),
+                    nanos((FileTime) a.get("ctime")), head, tail);
+        }
+
+        private static long nanos(FileTime t) {
+            return t.to(java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+
+        private static int crc(FileChannel ch, long at, int n) throws IOException {
+            ByteBuffer b = ByteBuffer.allocate(n);
+            while (b.hasRemaining()) {
+                if (ch.read(b, at + b.position()) < 0) break;
+            }
+            b.flip();
+            CRC32C c = new CRC32C();
+            c.update(b);
+            return (int) c.getValue();
+        }
+
+        /** What differs from {@code now}, in words, or null when nothing does. */
+        String differs(Identity now) {
+            if (dev != now.dev || ino != now.ino) return "it is of another file";
+            if (now.size < size) return "the file was cut (" + size + " bytes when indexed, " + now.size + " now)";
+            if (now.size > size) return "the file grew (" + size + " bytes when indexed, " + now.size + " now)";
+            if (mtime != now.mtime || ctime != now.ctime) return "the file was written since (its times changed)";
+            if (headCrc != now.headCrc || tailCrc != now.tailCrc) return "the file's first or last MiB changed";
+            return null;
+        }
+    }
+
+    /** The index file of {@code wal} in {@code dir}: named by the file's device and inode. */
+    static Path fileOf(Path dir, Identity id) {
+        return dir.resolve(Long.toHexString(id.dev) + "-" + Long.toHexString(id.ino) + ".idx");
+    }
+
+    /**
+     * The history of the WAL {@code wal} from its saved index in {@code cache}, or null (said why to the cache's
+     * listener, unless there was none) when there is no usable one.
+     */
+    static StoreHistory open(Path wal, Identity id, Cache cache) {
+        Path idx = fileOf(cache.dir(), id);
+        if (!Files.exists(idx)) return null;
+        try (FileChannel ch = FileChannel.open(idx, StandardOpenOption.READ)) {
+            long length = ch.size();
+            if (length < HEADER || length > Integer.MAX_VALUE) return refuse(cache, idx, "not an index of this version");
+            MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_ONLY, 0, length);
+            ByteBuffer b = m.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            byte[] magic = new byte[MAGIC.length];
+            b.get(0, magic);
+            if (!java.util.Arrays.equals(magic, MAGIC) || b.getInt(8) != VERSION) return refuse(cache, idx, "not an index of this version");
+            Identity saved = new Identity(b.getLong(16), b.getLong(24), b.getLong(32), b.getLong(40), b.getLong(48), b.getInt(56), b.getInt(60));
+            String differs = saved.differs(id);
+            if (differs != null) return refuse(cache, idx, differs);
+            long bodyLength = b.getLong(64);
+            if (bodyLength != length - HEADER) return refuse(cache, idx, "damaged (its length is not what its header says)");
+            int meta = (int) b.getLong(80);
+            int keys = (int) b.getLong(88);
+            int blob = (int) b.getLong(96);
+            int applied = (int) b.getLong(104);
+            if (meta != HEADER || blob < HEADER || blob > length) return refuse(cache, idx, "damaged (its sections are out of place)");
+            if (crc(b, HEADER, blob) != b.getInt(72) || crc(b, blob, (int) length) != b.getInt(76)) {
+                return refuse(cache, idx, "damaged (its CRC-32C does not match)");
+            }
+            WalFormat format = b.getInt(12) == 1 ? WalFormat.V1 : WalFormat.V2;
+            byte[] metaBytes = new byte[b.getInt(meta)];
+            b.get(meta + 4, metaBytes);
+            DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(metaBytes));
+            StoreHistory.Facts facts = AccountCodec.readFacts(in);
+            Account account = AccountCodec.read(in);
+            int keyCount = b.getInt(keys);
+            MappedHistory.Keys k = new MappedHistory.Keys(b, keys + 8, keyCount, blob);
+            MappedHistory.Applied a = MappedHistory.Applied.at(b, applied);
+            WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
+            try {
+                if (f.size() != id.size) {
+                    f.close();
+                    return refuse(cache, idx, "the file changed while it was opened");
+                }
+                return new StoreHistory(new StoreHistory.Source(Store.Kind.WAL, wal, null, null, null), wal, f, format, k, a, facts, account);
+            } catch (RuntimeException e) {
+                f.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            return refuse(cache, idx, "unreadable (" + e.getMessage() + ")");
+        }
+    }
+
+    private static int crc(ByteBuffer b, int from, int to) {
+        CRC32C c = new CRC32C();
+        c.update(b.slice(from, to - from));
+        return (int) c.getValue();
+    }
+
+    private static StoreHistory refuse(Cache cache, Path idx, String why) {
+        cache.say().accept("saved index " + idx + " not used: " + why + "; reading the file whole");
+        return null;
+    }
+
+    /**
+     * Saves {@code h}'s history (a WAL replayed whole, identified by {@code id} from before its read) into {@code cache}:
+     * written to a private name and renamed into place, so a reader sees a whole index or none. No fsync: an index lost
+     * or torn by a crash is only rebuilt (its CRC says so).
+     */
+    static void save(StoreHistory h, Identity id, Cache cache) {
+        Path dir = cache.dir();
+        Path tmp = null;
+        try {
+            Files.createDirectories(dir);
+            tmp = Files.createTempFile(dir, ".index-", ".tmp");
+            write(h, id, tmp);
+            Path target = fileOf(dir, id);
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            tmp = null;
+        } catch (IOException | RuntimeException e) {
+            cache.say().accept("index not saved in " + dir + ": " + describe(e));
+        } finally {
+            if (tmp != null) {
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // a private temporary name in the cache: left for the next save to replace
+                }
+            }
+        }
+    }
+
+    private static String describe(Exception e) {
+        if (e instanceof java.nio.file.AccessDeniedException) return "permission denied";
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) return f.getReason();
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    private static void write(StoreHistory h, Identity id, Path tmp) throws IOException {
+        HistoryKeys keys = h.keys();
+        // The keys' sort (a second on 2 M keys) runs beside the write of the applied records, which need none.
+        java.util.concurrent.CompletableFuture<Integer> sorted = java.util.concurrent.CompletableFuture.supplyAsync(keys::size);
+        AppliedRecords applied = (AppliedRecords) h.applied();
+        ByteArrayOutputStream metaBytes = new ByteArrayOutputStream();
+        DataOutputStream meta = new DataOutputStream(metaBytes);
+        AccountCodec.writeFacts(meta, h.facts());
+        AccountCodec.write(meta, h.replayedAccount());
+        meta.flush();
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+             Out o = new Out(ch, HEADER)) {
+            long metaAt = o.position();
+            o.putInt(metaBytes.size());
+            o.put(metaBytes.toByteArray());
+            o.align();
+            long appliedAt = o.position();
+            o.putInt(applied.size());
+            o.putInt(applied.transactionCount());
+            long offsetsAt = o.position() + 16;
+            long revisionsAt = offsetsAt + columnBytes(applied.offsets());
+            long linksAt = revisionsAt + columnBytes(applied.revisions());
+            o.putLong(offsetsAt);
+            o.putLong(revisionsAt);
+            writeColumn(o, applied.offsets());
+            writeColumn(o, applied.revisions());
+            if (o.position() != linksAt) throw new IllegalStateException("column sizes");
+            applied.writeLinks(o::putInts);
+            applied.writeTransactions(o::putInts);
+            o.align();
+            int n = sorted.join();
+            long keysAt = o.position();
+            long blobAt = keysAt + 8 + (long) KEY_ENTRY * n;
+            o.putInt(n);
+            o.putInt(0);
+            // One walk over the keys writes their entries here and their bytes at the blob's place (its own CRC).
+            long blobPos = 0;
+            try (Out blob = new Out(ch, blobAt)) {
+                for (int i = 0; i < n; i++) {
+                    HistoryKeys.Entry e = keys.get(i);
+                    byte[] key = e.key();
+                    boolean live = e.live();
+                    o.putLong(blobPos);
+                    o.putInt(key.length | (live ? MappedHistory.Keys.LIVE : 0));
+                    o.putInt(e.last());
+                    o.putInt(e.count());
+                    o.putInt(live ? e.valueLength() : 0);
+                    o.putLong(live ? e.lease() : 0);
+                    blob.put(key);
+                    blobPos += key.length;
+                }
+                o.finish();
+                blob.finish();
+                if (o.position() != blobAt) throw new IllegalStateException("key entries");
+                long end = blob.position();
+                ByteBuffer hdr = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
+                hdr.put(MAGIC).putInt(VERSION).putInt(h.format() == WalFormat.V1 ? 1 : 0);
+                hdr.putLong(id.dev).putLong(id.ino).putLong(id.size).putLong(id.mtime).putLong(id.ctime).putInt(id.headCrc).putInt(id.tailCrc);
+                hdr.putLong(end - HEADER).putInt(o.crc()).putInt(blob.crc());
+                hdr.putLong(metaAt).putLong(keysAt).putLong(blobAt).putLong(appliedAt);
+                hdr.flip();
+                while (hdr.hasRemaining()) ch.write(hdr, hdr.position());
+            }
+        }
+    }
+
+    /** The bytes a column takes: its chunk table (24 bytes a chunk) and its values. */
+    private static long columnBytes(PackedLongs c) {
+        long n = 4 + 4;
+        for (int i = 0; i < c.chunks(); i++) n += 24 + (c.narrow(i) != null ? 4L : 8L) * c.chunkSize(i);
+        return n;
+    }
+
+    private static void writeColumn(Out o, PackedLongs c) throws IOException {
+        int chunks = c.chunks();
+        o.putInt(chunks);
+        o.putInt(0);
+        long data = o.position() + 24L * chunks;
+        for (int i = 0; i < chunks; i++) {
+            o.putLong(c.base(i));
+            o.putInt(c.narrow(i) != null ? 0 : 1);
+            o.putInt(c.chunkSize(i));
+            o.putLong(data);
+            data += (c.narrow(i) != null ? 4L : 8L) * c.chunkSize(i);
+        }
+        for (int i = 0; i < chunks; i++) {
+            if (c.narrow(i) != null) o.putInts(c.narrow(i), c.chunkSize(i));
+            else o.putLongs(c.wide(i), c.chunkSize(i));
+        }
+    }
+
+    /** The body's writer: a little-endian buffer flushed to the channel from {@code start} on, its CRC-32C kept. */
+    private static final class Out implements AutoCloseable {
+        private final FileChannel ch;
+        private final ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
+        private final CRC32C crc = new CRC32C();
+        private long flushed;
+
+        Out(FileChannel ch, long start) {
+            this.ch = ch;
+            this.flushed = start;
+        }
+
+        long position() {
+            return flushed + buf.position();
+        }
+
+        private void room(int n) throws IOException {
+            if (buf.remaining() < n) flush();
+        }
+
+        void putInt(int v) throws IOException {
+            room(4);
+            buf.putInt(v);
+        }
+
+        void putLong(long v) throws IOException {
+            room(8);
+            buf.putLong(v);
+        }
+
+        void put(byte[] b) throws IOException {
+            int at = 0;
+            while (at < b.length) {
+                if (!buf.hasRemaining()) flush();
+                int n = Math.min(buf.remaining(), b.length - at);
+                buf.put(b, at, n);
+                at += n;
+            }
+        }
+
+        void putInts(int[] a, int n) throws IOException {
+            int at = 0;
+            while (at < n) {
+                room(4);
+                int k = Math.min(buf.remaining() / 4, n - at);
+                buf.asIntBuffer().put(a, at, k);
+                buf.position(buf.position() + 4 * k);
+                at += k;
+            }
+        }
+
+        void putLongs(long[] a, int n) throws IOException {
+            int at = 0;
+            while (at < n) {
+                room(8);
+                int k = Math.min(buf.remaining() / 8, n - at);
+                buf.asLongBuffer().put(a, at, k);
+                buf.position(buf.position() + 8 * k);
+                at += k;
+            }
+        }
+
+        /** Pads to a multiple of 8. */
+        void align() throws IOException {
+            while (position() % 8 != 0) {
+                room(1);
+                buf.put((byte) 0);
+            }
+        }
+
+        private void flush() throws IOException {
+            buf.flip();
+            crc.update(buf.duplicate());
+            while (buf.hasRemaining()) flushed += ch.write(buf, flushed);
+            buf.clear();
+        }
+
+        void finish() throws IOException {
+            flush();
+        }
+
+        int crc() {
+            return (int) crc.getValue();
+        }
+
+        @Override
+        public void close() {
+            // the channel is the caller's
+        }
+    }
+}

@@ -1,0 +1,208 @@
+package dev.walkit.format.pass;
+
+import dev.walkit.format.Fixtures;
+import dev.walkit.format.KeyValue;
+import dev.walkit.format.LogBuilder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The saved index: made at the first open, mapped at the next (answers equal to a full read's), and refused with one
+ * line (then made again) when the file changed by a byte in the middle with its modification time put back (the change
+ * time notices), was cut, grew, or when the index is corrupted or foreign.
+ */
+class SavedIndexTest {
+    @TempDir
+    Path dir;
+
+    private final List<String> said = new ArrayList<>();
+
+    private SavedIndex.Cache cache() {
+        return new SavedIndex.Cache(dir.resolve("cache"), said::add);
+    }
+
+    private Path sample() throws IOException {
+        Path wal = dir.resolve("sample.wal");
+        Files.copy(Fixtures.path("sample").resolve("wal"), wal);
+        return wal;
+    }
+
+    /** The history read whole, its dump. */
+    private static String whole(Path wal) throws IOException {
+        try (StoreHistory x = Pass.history(wal, null)) {
+            assertFalse(x.indexed());
+            return HistoryDump.of(x);
+        }
+    }
+
+    /** Opens through the cache; returns whether the index was used, and checks the answers equal a full read's. */
+    private boolean open(Path wal) throws IOException {
+        String expected = whole(wal);
+        try (StoreHistory x = Pass.history(wal, null, cache())) {
+            assertEquals(expected, HistoryDump.of(x));
+            return x.indexed();
+        }
+    }
+
+    private Path indexFile() throws IOException {
+        try (var s = Files.list(dir.resolve("cache"))) {
+            List<Path> all = s.toList();
+            assertEquals(1, all.size(), all.toString());
+            return all.get(0);
+        }
+    }
+
+    @Test
+    void madeAtTheFirstOpenAndMappedAtTheNext() throws IOException {
+        Path wal = sample();
+        assertFalse(open(wal), "first open reads the file");
+        Path idx = indexFile();
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(idx)), "the cluster's keys: the owner's alone");
+        assertTrue(open(wal), "second open maps the index");
+        assertTrue(open(wal));
+        assertEquals(List.of(), said, "nothing to say when the index is used");
+        assertTrue(HistoryDump.of(Pass.history(wal, null)).contains("DAMAGED"), "the sample is damaged: the index keeps its damage");
+    }
+
+    @Test
+    void aByteChangedInTheMiddleIsNoticedThroughTheChangeTime() throws IOException {
+        Path wal = sample();
+        assertFalse(open(wal));
+        FileTime mtime = Files.getLastModifiedTime(wal);
+        long size = Files.size(wal);
+        try (RandomAccessFile f = new RandomAccessFile(wal.toFile(), "rw")) {
+            long at = size / 2; // outside the first and last MiB's CRC? The sample is 1 MiB: the ends' CRC sees it too.
+            f.seek(at);
+            int b = f.read();
+            f.seek(at);
+            f.write(b ^ 0x40);
+        }
+        Files.setLastModifiedTime(wal, mtime); // as a copy that keeps times would leave it
+        assertEquals(size, Files.size(wal));
+        assertFalse(open(wal), "refused: the change time moved");
+        assertEquals(1, said.size(), said.toString());
+        assertTrue(said.get(0).endsWith("not used: the file was written since (its times changed); reading the file whole"), said.get(0));
+        assertTrue(open(wal), "made again, and used");
+    }
+
+    @Test
+    void aByteChangedPastTheEndsWithTheTimesKeptIsRefusedByNothingButTheChangeTime() throws IOException {
+        // A log larger than 2 MiB: the byte changed is in neither CRC'd end; size and modification time are put back.
+        LogBuilder log = new LogBuilder();
+        byte[] value = new byte[3000];
+        for (int i = 1; i <= 1200; i++) log.add(KeyValue.put(("/registry/pods/p" + i).getBytes(StandardCharsets.UTF_8), i, i, 1, value, 0));
+        Path wal = LogBuilder.write(dir, "big.wal", log.bytes());
+        assertTrue(Files.size(wal) > 3 << 20);
+        assertFalse(open(wal));
+        FileTime mtime = Files.getLastModifiedTime(wal);
+        long at = log.offset(600) + log.length(600) - 10; // inside a value, 1.8 MiB in
+        try (RandomAccessFile f = new RandomAccessFile(wal.toFile(), "rw")) {
+            f.seek(at);
+            f.write(0x55);
+        }
+        Files.setLastModifiedTime(wal, mtime);
+        assertFalse(open(wal), "refused through the change time");
+        assertTrue(said.get(0).contains("the file was written since"), said.toString());
+        try (StoreHistory x = Pass.history(wal, null, cache())) {
+            assertTrue(x.indexed());
+            assertTrue(x.account().damage().size() > 0, "the changed byte is damage, from the index too: " + x.account());
+        }
+    }
+
+    @Test
+    void aCutOrGrownFileIsReadWhole() throws IOException {
+        Path wal = sample();
+        assertFalse(open(wal));
+        byte[] all = Files.readAllBytes(wal);
+        Files.write(wal, java.util.Arrays.copyOf(all, all.length - 100));
+        assertFalse(open(wal));
+        assertTrue(said.get(0).contains("not used: the file was cut (" + all.length + " bytes when indexed, " + (all.length - 100) + " now)"), said.toString());
+        assertTrue(open(wal));
+        Files.write(wal, all);
+        said.clear();
+        assertFalse(open(wal));
+        assertTrue(said.get(0).contains("not used: the file grew (" + (all.length - 100) + " bytes when indexed, " + all.length + " now)"), said.toString());
+        assertTrue(open(wal));
+    }
+
+    @Test
+    void aCorruptedIndexIsNotUsed() throws IOException {
+        Path wal = sample();
+        assertFalse(open(wal));
+        Path idx = indexFile();
+        try (RandomAccessFile f = new RandomAccessFile(idx.toFile(), "rw")) {
+            f.seek(f.length() / 2);
+            int b = f.read();
+            f.seek(f.length() / 2);
+            f.write(b ^ 1);
+        }
+        assertFalse(open(wal));
+        assertEquals(1, said.size(), said.toString());
+        assertTrue(said.get(0).startsWith("saved index " + idx + " not used: damaged (its CRC-32C does not match)"), said.get(0));
+        assertTrue(open(wal), "made again");
+        try (RandomAccessFile f = new RandomAccessFile(idx.toFile(), "rw")) {
+            f.setLength(f.length() - 1);
+        }
+        said.clear();
+        assertFalse(open(wal));
+        assertTrue(said.get(0).contains("not used: damaged (its length is not what its header says)"), said.toString());
+    }
+
+    @Test
+    void aForeignIndexIsNotUsed() throws IOException {
+        Path wal = sample();
+        assertFalse(open(wal));
+        Path idx = indexFile();
+        try (RandomAccessFile f = new RandomAccessFile(idx.toFile(), "rw")) {
+            f.seek(8);
+            f.writeInt(Integer.reverseBytes(SavedIndex.VERSION + 1)); // a later version's
+        }
+        assertFalse(open(wal));
+        assertTrue(said.get(0).contains("not used: not an index of this version"), said.toString());
+        Files.writeString(idx, "not an index at all");
+        said.clear();
+        assertFalse(open(wal));
+        assertTrue(said.get(0).contains("not used: not an index of this version"), said.toString());
+        assertTrue(open(wal));
+    }
+
+    @Test
+    void aCacheThatCannotBeWrittenIsSaidAndTheAnswersStand() throws IOException {
+        Path wal = sample();
+        Files.writeString(dir.resolve("cache"), "a file where the directory would be");
+        assertFalse(open(wal));
+        assertEquals(1, said.size(), said.toString());
+        assertTrue(said.get(0).startsWith("index not saved in " + dir.resolve("cache") + ": "), said.get(0));
+        assertFalse(open(wal));
+    }
+
+    @Test
+    void aV1LogIsIndexedToo() throws IOException {
+        StringBuilder hex = new StringBuilder();
+        for (String line : Files.readAllLines(Fixtures.path("vectors/legacy-v1.jsonl"))) {
+            int at = line.indexOf("\"record\": \"") + 11;
+            hex.append(line, at, line.indexOf('"', at));
+        }
+        Path wal = LogBuilder.write(dir, "v1.wal", HexFormat.of().parseHex(hex));
+        assertFalse(open(wal));
+        assertTrue(open(wal));
+        try (StoreHistory x = Pass.history(wal, null, cache())) {
+            assertEquals(dev.walkit.format.WalFormat.V1, x.format());
+        }
+    }
+}

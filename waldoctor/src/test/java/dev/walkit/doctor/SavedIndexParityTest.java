@@ -1,0 +1,144 @@
+package dev.walkit.doctor;
+
+import dev.walkit.format.Fixtures;
+import dev.walkit.format.LogBuilder;
+import dev.walkit.format.pass.HistoryDump;
+import dev.walkit.format.pass.Pass;
+import dev.walkit.format.pass.SavedIndex;
+import dev.walkit.format.pass.StoreHistory;
+import dev.walkit.testdata.DamageInjector;
+import dev.walkit.testdata.K8sWalGenerator;
+import dev.walkit.testdata.RuleBreak;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A saved index answers as a full read does, on every corpus log (the fixtures, generated clean and compacted logs,
+ * every kind of damage at the start, middle and end, every rule break): the account field by field and every answer
+ * the shell and serve ask. The one-shot commands save and use it, and --no-index leaves it alone; an etcd db and a kine
+ * db are read whole every time (their history is a private WAL form made at each open) and answer alike either way.
+ */
+class SavedIndexParityTest {
+    @TempDir
+    Path dir;
+
+    static Stream<Arguments> logs() throws IOException {
+        List<Arguments> out = new ArrayList<>();
+        for (String f : new String[] {"sample", "vectors/small", "vectors/small-compacted", "vectors/small-torn-tail", "vectors/small-crc-range-bug"}) {
+            out.add(Arguments.of("fixture " + f, (Supplier<byte[]>) () -> read(Fixtures.path(f).resolve("wal"))));
+        }
+        byte[] clean = new K8sWalGenerator(K8sWalGenerator.Options.of(5, 96 << 10)).bytes();
+        byte[] compacted = new K8sWalGenerator(new K8sWalGenerator.Options(6, 96 << 10, 3, true)).bytes();
+        DamageInjector plain = new DamageInjector(clean);
+        DamageInjector snap = new DamageInjector(compacted);
+        out.add(Arguments.of("generated clean", (Supplier<byte[]>) () -> clean));
+        out.add(Arguments.of("generated compacted", (Supplier<byte[]>) () -> compacted));
+        int n = plain.recordCount();
+        for (DamageInjector.Kind k : DamageInjector.Kind.values()) {
+            for (int i : new int[] {0, n / 2, n - 1}) {
+                out.add(Arguments.of(k + " at record " + i, (Supplier<byte[]>) () -> plain.apply(k, i, 7).log()));
+            }
+        }
+        int m = snap.recordCount();
+        for (RuleBreak b : RuleBreak.values()) {
+            out.add(Arguments.of(b + " (plain)", (Supplier<byte[]>) () -> b.applyTo(plain, n / 3)));
+            out.add(Arguments.of(b + " (compacted)", (Supplier<byte[]>) () -> b.applyTo(snap, m / 3)));
+        }
+        return out.stream();
+    }
+
+    private static byte[] read(Path p) {
+        try {
+            return Files.readAllBytes(p);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("logs")
+    void theIndexAnswersAsAFullRead(String name, Supplier<byte[]> log) throws IOException {
+        Path wal = LogBuilder.write(dir, "wal", log.get());
+        String whole;
+        try (StoreHistory x = Pass.history(wal, null)) {
+            whole = HistoryDump.of(x);
+        }
+        List<String> said = new ArrayList<>();
+        SavedIndex.Cache cache = new SavedIndex.Cache(dir.resolve("cache"), said::add);
+        try (StoreHistory x = Pass.history(wal, null, cache)) {
+            assertFalse(x.indexed());
+            assertEquals(whole, HistoryDump.of(x));
+        }
+        try (StoreHistory x = Pass.history(wal, null, cache)) {
+            assertTrue(x.indexed(), "the second open maps the index");
+            assertEquals(whole, HistoryDump.of(x));
+        }
+        assertEquals(List.of(), said);
+    }
+
+    private static Path indexOf(Path file) throws IOException {
+        Object dev = Files.getAttribute(file, "unix:dev");
+        Object ino = Files.getAttribute(file, "unix:ino");
+        return IndexCache.dir(System.getenv()).resolve(Long.toHexString((Long) dev) + "-" + Long.toHexString((Long) ino) + ".idx");
+    }
+
+    @Test
+    void theOneShotCommandsSaveAndUseItAndNoIndexLeavesItAlone() throws Exception {
+        Path wal = LogBuilder.write(dir, "wal", read(Fixtures.path("sample").resolve("wal")));
+        Files.deleteIfExists(indexOf(wal)); // an inode a test before may have had
+        WalDoctorTest.Run plain = WalDoctorTest.run("stats", wal.toString(), "--no-index");
+        assertEquals(0, plain.exit(), plain.err());
+        assertFalse(Files.exists(indexOf(wal)), "--no-index saves none");
+        WalDoctorTest.Run first = WalDoctorTest.run("stats", wal.toString());
+        assertTrue(Files.exists(indexOf(wal)), "saved by the first open");
+        WalDoctorTest.Run second = WalDoctorTest.run("range", wal.toString(), "/registry/", "-w", "json");
+        WalDoctorTest.Run third = WalDoctorTest.run("stats", wal.toString());
+        assertEquals(plain.out(), first.out());
+        assertEquals(plain.out(), third.out());
+        assertEquals("", first.err() + third.err());
+        assertEquals(WalDoctorTest.run("range", wal.toString(), "/registry/", "-w", "json", "--no-index"), second, "exit, answer and the damage's line");
+        // A stale index is said once, by the command that found it, and replaced.
+        Files.write(wal, new byte[] {0}, java.nio.file.StandardOpenOption.APPEND);
+        WalDoctorTest.Run grown = WalDoctorTest.run("stats", wal.toString());
+        assertTrue(grown.err().startsWith("waldoctor stats: saved index " + indexOf(wal) + " not used: the file grew ("), grown.err());
+        assertEquals(1, grown.err().lines().count(), grown.err());
+        assertEquals("", WalDoctorTest.run("stats", wal.toString()).err());
+    }
+
+    @Test
+    void anEtcdDbAndAKineDbAnswerAlikeAndAreReadWhole() throws IOException {
+        Path kine = dir.resolve("state.db");
+        new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(3, 200)).write(kine);
+        for (Path store : List.of(Fixtures.path("etcd/snapshot.db"), kine)) {
+            String whole;
+            try (StoreHistory x = Pass.history(store, null)) {
+                whole = HistoryDump.of(x);
+            }
+            List<String> said = new ArrayList<>();
+            SavedIndex.Cache cache = new SavedIndex.Cache(dir.resolve("cache"), said::add);
+            for (int i = 0; i < 2; i++) {
+                try (StoreHistory x = Pass.history(store, null, cache)) {
+                    assertFalse(x.indexed());
+                    assertEquals(whole, HistoryDump.of(x));
+                }
+            }
+            assertFalse(Files.exists(dir.resolve("cache")), "no index of a db");
+            assertEquals(List.of(), said);
+        }
+    }
+}
