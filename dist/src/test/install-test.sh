@@ -73,8 +73,13 @@ set +e; "$work/prefix/bin/walverify" --json "$work/big.wal" > "$work/out" 2>/dev
 # walkit-install made class-data sharing archives for the distribution where it is: the tool's classes
 # come from its archive. After a jar changes, the archive no longer matches: the JVM says nothing on
 # standard output (a --json document stays the tool's alone) and loads the classes from the jars.
-echo "$out" | grep -q "class-data sharing archives in $dist/cds: walverify waldoctor walrecover" \
+echo "$out" | grep -q "class-data sharing archives in $dist/cds: walverify waldoctor waldoctor-serve walrecover" \
   || fail "walkit-install made no class-data sharing archives: $out"
+# serve has an archive of its own (gRPC and Netty); the other commands keep waldoctor's.
+WALKIT_SHOW_JAVA=1 "$work/prefix/bin/waldoctor" serve "$small" | grep -q "SharedArchiveFile=[^ ]*/cds/waldoctor-serve.jsa" \
+  || fail "waldoctor serve does not use its own archive: $(WALKIT_SHOW_JAVA=1 "$work/prefix/bin/waldoctor" serve "$small")"
+WALKIT_SHOW_JAVA=1 "$work/prefix/bin/waldoctor" diagnose "$small" | grep -q "SharedArchiveFile=[^ ]*/cds/waldoctor.jsa" \
+  || fail "waldoctor diagnose does not use waldoctor's archive"
 from_archive() { JAVA_OPTS=-Xlog:class+load=info:file="$work/classes" "$work/prefix/bin/walverify" -q "$small" && grep -c "dev.walkit.format.WalReader source: shared objects file (top)" "$work/classes"; }
 [ "$(from_archive)" = 1 ] || fail "walverify does not load its classes from its class-data sharing archive"
 touch "$dist"/lib/shared-format-*.jar

@@ -11,7 +11,8 @@ import java.nio.file.Path;
  * {@code --write-out F}, {@code --write-out=F}, {@code --json}, {@code --no-hash}, {@code --report FILE},
  * {@code --report=FILE} and one PATH, each at most once. Anything else (another command, another spelling, a repeated option, an unknown value, an
  * {@code @file}, help) gives null: picocli parses it and gives its own answer or error. {@code PlainArgsTest} checks
- * that whatever this accepts, picocli parses to the same options.
+ * that whatever this accepts, picocli parses to the same options. {@code serve}'s plain forms too ({@link #serve}): a
+ * client waits on serve's start.
  */
 final class PlainArgs {
     private PlainArgs() {
@@ -70,6 +71,69 @@ final class PlainArgs {
         d.given = WriteOut.of(format, json);
         d.noHash = noHash;
         return d;
+    }
+
+    /**
+     * {@code serve PATH} with {@code --listen HOST:PORT} (or {@code --listen=}), {@code --rev R} (or {@code --rev=}; digits)
+     * and {@code --no-index}, each at most once: how a client is pointed at a store. TLS and anything else: null, picocli's.
+     */
+    static Serve serve(String[] args) {
+        if (args.length < 2 || !args[0].equals("serve")) return null;
+        String listen = null;
+        String rev = null;
+        boolean noIndex = false;
+        String path = null;
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            String value = i + 1 < args.length ? args[i + 1] : null;
+            switch (a) {
+                case "--listen" -> {
+                    if (listen != null || value == null || !plainWord(value)) return null;
+                    listen = value;
+                    i++;
+                }
+                case "--rev" -> {
+                    if (rev != null || value == null || !digits(value)) return null;
+                    rev = value;
+                    i++;
+                }
+                case "--no-index" -> {
+                    if (noIndex) return null;
+                    noIndex = true;
+                }
+                default -> {
+                    if (a.startsWith("--listen=")) {
+                        if (listen != null || a.length() == 9) return null;
+                        listen = a.substring(9);
+                    } else if (a.startsWith("--rev=")) {
+                        if (rev != null || !digits(a.substring(6))) return null;
+                        rev = a.substring(6);
+                    } else if (path == null && plainWord(a)) {
+                        path = a;
+                    } else {
+                        return null;
+                    }
+                }
+            }
+        }
+        if (path == null) return null;
+        Serve s = new Serve();
+        try {
+            s.path = Path.of(path);
+        } catch (InvalidPathException e) {
+            return null;
+        }
+        if (listen != null) s.listen = listen;
+        if (rev != null) s.rev = Long.parseLong(rev);
+        s.noIndex = noIndex;
+        return s;
+    }
+
+    /** 1 to 18 decimal digits: a long picocli reads the same. */
+    private static boolean digits(String s) {
+        if (s.isEmpty() || s.length() > 18) return false;
+        for (int i = 0; i < s.length(); i++) if (s.charAt(i) < '0' || s.charAt(i) > '9') return false;
+        return true;
     }
 
     /** A word picocli can only take as a value or PATH: not an option, not an @file. */

@@ -57,7 +57,12 @@ final class Serve implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter err = spec.commandLine().getErr();
+        return run(spec.commandLine().getErr());
+    }
+
+    /** Serves until stopped; {@code err} has the start line and every error. What picocli and the plain parse ({@link PlainArgs#serve}) call. */
+    int run(PrintWriter err) {
+        dev.walkit.cli.Timing.mark("parsed");
         InetSocketAddress address;
         try {
             address = address(listen);
@@ -79,7 +84,9 @@ final class Serve implements Callable<Integer> {
                     + "(--cert-file, --key-file; --trusted-ca-file with --client-cert-auth to require client certificates)");
         }
         EtcdEndpoint.Tls finalTls = tls;
+        long started = System.nanoTime();
         return WalDoctor.withIndex("waldoctor serve", path, err, System.console() != null, noIndex, x -> {
+            dev.walkit.cli.Timing.mark("loaded");
             ServedHistory history;
             try {
                 history = new ServedHistory(x, rev);
@@ -94,11 +101,14 @@ final class Serve implements Callable<Integer> {
                 err.flush();
                 return ExitCode.UNREADABLE.code();
             }
+            dev.walkit.cli.Timing.mark("listening");
             Account a = x.account();
-            err.printf("waldoctor serve: %s (%s; revisions %d..%d served%s; %s) read-only at %s%n", path, AccountText.kind(a),
+            // How long the load took, and whether a saved index spared it: what the next start will cost.
+            err.printf("waldoctor serve: %s (%s; revisions %d..%d served%s; %s) read-only at %s (loaded in %.2f s, %s)%n", path, AccountText.kind(a),
                     history.compactRevision() + (history.compactRevision() > 0 ? 0 : 1), history.latest(),
                     history.compactRevision() > 0 ? ", compacted at " + history.compactRevision() : "",
-                    verdictLine(a), endpoint.url());
+                    verdictLine(a), endpoint.url(), (System.nanoTime() - started) / 1e9,
+                    x.indexed() ? "from its saved index" : "read whole");
             err.flush();
             Thread stop = new Thread(() -> {
                 endpoint.close();

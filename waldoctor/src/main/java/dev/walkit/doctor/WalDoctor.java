@@ -38,6 +38,10 @@ public final class WalDoctor implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        String training = System.getenv("WALKIT_CDS_TRAIN");
+        if (training != null && !training.isEmpty() && args.length == 2 && args[0].equals("serve")) {
+            Cli.exit("waldoctor", CdsTraining.serve(args)); // bin/_cds: what serve's class-data sharing archive covers
+        }
         // The runbooks' `waldoctor diagnose [-w F] PATH` skips building picocli's model of every command (≈ 0.2 s of a
         // run); anything else, errors included, is picocli's.
         Diagnose plain = PlainArgs.diagnose(args);
@@ -51,6 +55,19 @@ public final class WalDoctor implements Callable<Integer> {
                 code = Cli.internalError("waldoctor diagnose", e, err);
             }
             out.flush();
+            err.flush();
+            Cli.exit("waldoctor", code);
+        }
+        // serve's plain forms too: a client waits on its start.
+        Serve serve = PlainArgs.serve(args);
+        if (serve != null) {
+            PrintWriter err = Cli.stderr();
+            int code;
+            try {
+                code = serve.run(err);
+            } catch (RuntimeException e) {
+                code = Cli.internalError("waldoctor serve", e, err);
+            }
             err.flush();
             Cli.exit("waldoctor", code);
         }

@@ -82,4 +82,55 @@ class PlainArgsTest {
         }
         assertFalse(answered < 300, "the generator reached the plain forms only " + answered + " times");
     }
+
+    private static final String[] SERVE_WORDS = {"serve", "--listen", "127.0.0.1:0", "--listen=:2379", "--listen=", "--rev", "5", "-5", "+5", "0x5",
+            "--rev=7", "--rev=", "99999999999999999999", "--no-index", "--cert-file", "c.pem", "wal", "/var/lib/store", "-", "--", "@args", "--help", ""};
+
+    /** What picocli makes of {@code args} for serve, or null. */
+    private static String picocliServe(String... args) {
+        CommandLine cl = WalDoctor.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+        try {
+            CommandLine.ParseResult r = cl.parseArgs(args);
+            if (!r.hasSubcommand() || !r.subcommand().commandSpec().name().equals("serve")) return null;
+            CommandLine.ParseResult sub = r.subcommand();
+            if (sub.isUsageHelpRequested() || sub.isVersionHelpRequested()) return null;
+            return describe((Serve) sub.commandSpec().userObject());
+        } catch (CommandLine.ParameterException e) {
+            return null;
+        }
+    }
+
+    private static String describe(Serve s) {
+        return "listen=" + s.listen + " rev=" + s.rev + " noIndex=" + s.noIndex + " tls=" + (s.certFile != null) + " path=" + s.path;
+    }
+
+    @Test
+    void servesPlainFormsAreParsedWithoutPicocli() {
+        String[][] plain = {{"serve", "wal"}, {"serve", "wal", "--listen", "127.0.0.1:0"}, {"serve", "--listen=:2379", "--rev", "5", "wal"},
+                {"serve", "--no-index", "/var/lib/store", "--rev=7"}};
+        for (String[] args : plain) {
+            Serve s = PlainArgs.serve(args);
+            assertNotNull(s, String.join(" ", args));
+            assertEquals(picocliServe(args), describe(s), String.join(" ", args));
+        }
+        String[][] other = {{"serve"}, {"serve", "wal", "--cert-file", "c.pem"}, {"serve", "wal", "--rev", "-5"}, {"serve", "--listen", "wal"},
+                {"serve", "wal", "--help"}, {"serve", "--no-index", "--no-index", "wal"}};
+        for (String[] args : other) assertNull(PlainArgs.serve(args), String.join(" ", args));
+        Random rnd = new Random(47);
+        int answered = 0;
+        for (int n = 0; n < 5_000; n++) {
+            List<String> args = new ArrayList<>();
+            args.add("serve");
+            int len = rnd.nextInt(6);
+            for (int i = 0; i < len; i++) args.add(SERVE_WORDS[rnd.nextInt(SERVE_WORDS.length)]);
+            String[] a = args.toArray(new String[0]);
+            Serve s = PlainArgs.serve(a);
+            if (s == null) continue;
+            answered++;
+            String want = picocliServe(a);
+            if (want == null) fail("picocli refuses what the plain parse accepted: " + args);
+            assertEquals(want, describe(s), args.toString());
+        }
+        assertFalse(answered < 300, "the generator reached the plain forms only " + answered + " times");
+    }
 }

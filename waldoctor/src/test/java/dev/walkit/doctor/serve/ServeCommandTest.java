@@ -93,6 +93,30 @@ class ServeCommandTest {
         assertFalse(err.contains("Exception"), err);
     }
 
+    /** The second start of a WAL is from its saved index: the start line says which, and the answers are the same. */
+    @Test
+    void theSecondStartIsFromTheSavedIndex() throws Exception {
+        Path wal = dir.resolve("wal");
+        Files.copy(SAMPLE, wal);
+        Path cache = Path.of(System.getenv("XDG_CACHE_HOME"), "walkit", "index");
+        String index = Long.toHexString((Long) Files.getAttribute(wal, "unix:dev")) + "-" + Long.toHexString((Long) Files.getAttribute(wal, "unix:ino")) + ".idx";
+        Files.deleteIfExists(cache.resolve(index)); // an inode a test before may have had
+        List<String> answers = new ArrayList<>();
+        for (String how : List.of("read whole", "from its saved index")) {
+            Running r = start(wal.toString());
+            try {
+                assertTrue(r.startLine().matches(".* read-only at http://127\\.0\\.0\\.1:\\d+ \\(loaded in \\d+\\.\\d\\d s, " + how + "\\)"), r.startLine());
+                answers.add(Etcdctl.run(r.endpoint(), null, "get", "/registry/", "--prefix", "-w", "json").replaceAll("\"cluster_id\":\\d+,", ""));
+                dev.walkit.testdata.Await.until("the index saved", () -> Files.exists(cache.resolve(index)) ? true : null);
+            } finally {
+                r.process().destroy();
+                r.process().waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS);
+            }
+        }
+        assertEquals(answers.get(0), answers.get(1));
+        assertTrue(answers.get(0).contains("/registry/configmaps/ns0/cm-0") || answers.get(0).length() > 10_000, "a real answer");
+    }
+
     /** count_only, which etcdctl 3.4 cannot ask: the count of the range, no key. */
     static void countOnly(String endpoint) throws Exception {
         ManagedChannel ch = NettyChannelBuilder.forTarget(endpoint).usePlaintext().build();
