@@ -164,8 +164,37 @@ public final class Cli {
         });
         cl.setExecutionExceptionHandler((ex, c, parseResult) -> internalError(c.getCommandName(), ex, c.getErr()));
         setExitCodeHelp(cl);
+        // Help rendered a paragraph a line, then wrapped at spaces to the terminal's width (HelpWrap): picocli's own
+        // wrapping breaks inside words (~/. | cache) and knows no terminal.
+        // (The sections are rendered whole and wrapped as one text: a heading and its section share a line.)
+        cl.setUsageHelpWidth(10_000);
+        wrapHelp(cl);
         return cl;
     }
+
+    /** {@code cl}'s help and its subcommands', rendered whole (every section, in order) and wrapped by {@link HelpWrap}. */
+    private static void wrapHelp(CommandLine cl) {
+        java.util.List<String> keys = cl.getHelpSectionKeys();
+        java.util.Map<String, CommandLine.IHelpSectionRenderer> sections = cl.getHelpSectionMap();
+        if (!keys.equals(java.util.List.of(WRAPPED))) {
+            java.util.List<String> order = java.util.List.copyOf(keys);
+            java.util.Map<String, CommandLine.IHelpSectionRenderer> original = new java.util.LinkedHashMap<>(sections);
+            java.util.Map<String, CommandLine.IHelpSectionRenderer> one = new java.util.LinkedHashMap<>();
+            one.put(WRAPPED, help -> {
+                StringBuilder b = new StringBuilder();
+                for (String k : order) {
+                    CommandLine.IHelpSectionRenderer r = original.get(k);
+                    if (r != null) b.append(r.render(help));
+                }
+                return HelpWrap.wrap(b.toString(), HelpWrap.width());
+            });
+            cl.getCommandSpec().usageMessage().sectionMap(one).sectionKeys(java.util.List.of(WRAPPED));
+        }
+        for (CommandLine sub : cl.getSubcommands().values()) wrapHelp(sub);
+    }
+
+    /** The one help section of every command: all of picocli's, wrapped. */
+    private static final String WRAPPED = "walkit-wrapped";
 
     /**
      * A command line's mistake in the tool's words, not the parser's: an unknown option or command with the nearest

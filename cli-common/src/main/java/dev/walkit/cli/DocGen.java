@@ -57,8 +57,15 @@ public final class DocGen {
     static void writeHelp(CommandLine cl, Path dir) throws IOException {
         String name = cl.getCommandSpec().qualifiedName("-");
         if (cl.getCommandSpec().optionsMap().containsKey("--help")) {
-            write(dir.resolve(name + ".txt"), cl.getUsageMessage(CommandLine.Help.Ansi.OFF));
-            write(dir.resolve(name + ".ansi.txt"), cl.getUsageMessage(CommandLine.Help.Ansi.ON));
+            // Unwrapped: FastStart wraps it to the terminal's width at run time (HelpWrap).
+            String was = System.setProperty(HelpWrap.UNWRAPPED, "true");
+            try {
+                write(dir.resolve(name + ".txt"), cl.getUsageMessage(CommandLine.Help.Ansi.OFF));
+                write(dir.resolve(name + ".ansi.txt"), cl.getUsageMessage(CommandLine.Help.Ansi.ON));
+            } finally {
+                if (was == null) System.clearProperty(HelpWrap.UNWRAPPED);
+                else System.setProperty(HelpWrap.UNWRAPPED, was);
+            }
         }
         for (CommandLine sub : cl.getSubcommands().values()) writeHelp(sub, dir);
     }

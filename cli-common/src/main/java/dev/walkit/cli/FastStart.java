@@ -44,12 +44,13 @@ public final class FastStart {
         }
         byte[] text = help(name.toString(), ansi);
         if (text == null) return -1;
+        text = HelpWrap.wrap(new String(text, java.nio.charset.StandardCharsets.UTF_8), HelpWrap.width()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         out.write(text, 0, text.length);
         out.flush();
         return ExitCode.OK.code();
     }
 
-    /** The prebuilt help of {@code command} ({@code tool} or {@code tool-sub}), or null. */
+    /** The prebuilt help of {@code command} ({@code tool} or {@code tool-sub}), unwrapped (a paragraph a line), or null. */
     public static byte[] help(String command, boolean ansi) {
         String resource = new StringBuilder(HELP_DIR).append(command).append(ansi ? ".ansi.txt" : ".txt").toString();
         try (InputStream in = FastStart.class.getResourceAsStream(resource)) {

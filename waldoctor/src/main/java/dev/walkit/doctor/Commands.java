@@ -709,10 +709,18 @@ public final class Commands {
         if (a.positional().size() == 1) {
             ShellCommand c = TABLE.get(a.positional().get(0));
             if (c == null) return error(out, "unknown command '" + a.positional().get(0) + "'");
-            out.printf("%s%n  %s%n", c.usage(), c.help());
+            out.print(wrapped(ctx, String.format("%s%n  %s%n", c.usage(), c.help()), 2));
             return ShellCommand.Outcome.OK;
         }
-        for (ShellCommand c : TABLE.values()) out.printf("  %-48s %s%n", c.usage(), c.help());
+        StringBuilder list = new StringBuilder();
+        for (ShellCommand c : TABLE.values()) list.append(String.format("  %-48s %s%n", c.usage(), c.help()));
+        // On a terminal narrower than the list, each description goes on under itself, words whole.
+        out.print(wrapped(ctx, list.toString(), 51));
         return ShellCommand.Outcome.OK;
+    }
+
+    /** {@code text} wrapped at spaces to the shell's terminal (lines going on at {@code indent}), as is from a pipe. */
+    private static String wrapped(ShellContext ctx, String text, int indent) {
+        return ctx.width > 0 ? dev.walkit.cli.HelpWrap.wrap(text, ctx.width, indent) : text;
     }
 }

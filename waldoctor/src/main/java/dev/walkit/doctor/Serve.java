@@ -112,6 +112,7 @@ final class Serve implements Callable<Integer> {
             err.flush();
             Thread stop = new Thread(() -> {
                 endpoint.close();
+                x.awaitSaved(); // a first start's index, still being saved when stopped, is finished: the next start maps it
                 err.printf("waldoctor serve: stopped after %,d request(s)%n", endpoint.requests());
                 err.flush();
             }, "walkit-serve-stop");

@@ -65,7 +65,9 @@ public final class Shell {
         LineReader reader = b.build();
         PrintWriter out = new ShellOut(terminal.writer());
         ctx.rows = ROWS;
-        out.print(banner(ctx.index.account()));
+        // Wrapped at spaces to the terminal's width (a long path or damage line would otherwise break mid-word).
+        ctx.width = terminal.getWidth() > 0 ? terminal.getWidth() : dev.walkit.cli.HelpWrap.DEFAULT;
+        out.print(dev.walkit.cli.HelpWrap.wrap(banner(ctx.index.account()), ctx.width));
         // Ctrl-C while a command runs stops it (its loops look at the flag) and the session goes on, as in
         // sqlite3 and psql; at the prompt, the line reader has the signal itself and clears the line.
         Terminal.SignalHandler before = terminal.handle(Terminal.Signal.INT, sig -> ctx.interrupted = true);

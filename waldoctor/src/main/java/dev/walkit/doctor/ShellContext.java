@@ -10,6 +10,8 @@ public final class ShellContext {
     long viewRevision = Long.MAX_VALUE;
     /** How many rows a listing shows unless asked (--limit): bounded on a terminal, 0 (all) from a pipe or one-shot. */
     long rows;
+    /** The terminal's width, which help wraps to at spaces; 0 (no wrapping) from a pipe or one-shot. */
+    int width;
     /** Set by Ctrl-C while a command runs: its loops stop, and the shell goes back to the prompt. */
     volatile boolean interrupted;
 

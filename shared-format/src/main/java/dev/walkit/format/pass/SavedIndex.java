@@ -183,7 +183,9 @@ public final class SavedIndex {
         Path tmp = null;
         try {
             Files.createDirectories(dir);
-            tmp = Files.createTempFile(dir, ".index-", ".tmp");
+            removeAbandoned(dir);
+            tmp = Files.createTempFile(dir, TMP_PREFIX, ".tmp");
+            failpoint();
             write(h, id, tmp);
             Path target = fileOf(dir, id);
             try {
@@ -202,6 +204,34 @@ public final class SavedIndex {
                     // a private temporary name in the cache: left for the next save to replace
                 }
             }
+        }
+    }
+
+    private static final String TMP_PREFIX = ".index-";
+
+    /**
+     * A failpoint, as etcd's gofail ones: {@code -Dwalkit.failpoint.indexSaveDelayMs=N} holds each save N ms before it
+     * writes, so that a test can stop a process while its index is being saved. Unset: nothing.
+     */
+    private static void failpoint() {
+        long ms = Long.getLong("walkit.failpoint.indexSaveDelayMs", 0);
+        if (ms <= 0) return;
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Removes the private files of saves that a killed process left (older than an hour: none still being written). */
+    private static void removeAbandoned(Path dir) {
+        long before = System.currentTimeMillis() - 3_600_000;
+        try (java.nio.file.DirectoryStream<Path> s = Files.newDirectoryStream(dir, TMP_PREFIX + "*.tmp")) {
+            for (Path p : s) {
+                if (Files.getLastModifiedTime(p).toMillis() < before) Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // another process's cache, or a race with it: its own saves remove them
         }
     }
 

@@ -722,14 +722,7 @@ public final class StoreHistory implements Closeable, Tallies {
 
     @Override
     public void close() throws IOException {
-        Thread saver = this.saver;
-        if (saver != null) {
-            try {
-                saver.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        awaitSaved();
         try {
             file.close();
         } finally {
@@ -742,6 +735,17 @@ public final class StoreHistory implements Closeable, Tallies {
 
     /** The thread saving this history's index, or null. */
     private volatile Thread saver;
+
+    /** Waits until this history's index, if one is being saved, is saved (or not): a process stopping keeps its first open's work. */
+    public void awaitSaved() {
+        Thread saver = this.saver;
+        if (saver == null) return;
+        try {
+            saver.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 
     /** Runs {@code save} on a thread of its own, beside the answers; {@link #close} waits for it. */
     void saving(Runnable save) {

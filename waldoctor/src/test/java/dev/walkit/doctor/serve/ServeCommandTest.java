@@ -47,8 +47,13 @@ class ServeCommandTest {
     }
 
     Running start(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), WalDoctor.class.getName(), "serve", "--listen", "127.0.0.1:0"));
+        return start(List.of(), args);
+    }
+
+    Running start(List<String> jvm, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(jvm);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), WalDoctor.class.getName(), "serve", "--listen", "127.0.0.1:0"));
         cmd.addAll(List.of(args));
         Path err = Files.createTempFile(dir, "serve", ".err");
         Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
@@ -115,6 +120,32 @@ class ServeCommandTest {
         }
         assertEquals(answers.get(0), answers.get(1));
         assertTrue(answers.get(0).contains("/registry/configmaps/ns0/cm-0") || answers.get(0).length() > 10_000, "a real answer");
+    }
+
+    /** Stopped (SIGTERM) while its first start's index is being saved, serve finishes the save: the next start maps it. */
+    @Test
+    void aStopWhileTheIndexIsSavedWaitsForIt() throws Exception {
+        Path wal = dir.resolve("wal");
+        Files.copy(SAMPLE, wal);
+        Path cacheDir = Path.of(System.getenv("XDG_CACHE_HOME"), "walkit", "index");
+        java.util.Set<Path> before = temporaries(cacheDir);
+        // The failpoint holds the save 3 s: the stop comes while it waits, and must wait for it.
+        Running r = start(List.of("-Dwalkit.failpoint.indexSaveDelayMs=3000"), wal.toString());
+        r.process().destroy();
+        assertTrue(r.process().waitFor(dev.walkit.testdata.Await.DEADLINE.toSeconds(), TimeUnit.SECONDS));
+        java.util.List<String> said = new ArrayList<>();
+        try (dev.walkit.format.pass.StoreHistory x = dev.walkit.format.pass.Pass.history(wal, null,
+                new dev.walkit.format.pass.SavedIndex.Cache(cacheDir, said::add))) {
+            assertTrue(x.indexed(), "the index was saved whole before the process ended: " + said);
+        }
+        assertEquals(before, temporaries(cacheDir), "no save left half done");
+    }
+
+    private static java.util.Set<Path> temporaries(Path dir) throws java.io.IOException {
+        if (!Files.isDirectory(dir)) return java.util.Set.of();
+        try (var s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().startsWith(".index-")).collect(java.util.stream.Collectors.toSet());
+        }
     }
 
     /** count_only, which etcdctl 3.4 cannot ask: the count of the range, no key. */
