@@ -20,7 +20,7 @@ public final class HelpWrap {
     private static final Pattern SYNOPSIS = Pattern.compile("^(Usage: \\S+(?: [a-z][a-z0-9-]*)* )(.*)$");
 
     /** Set (to true) while the build renders help to wrap at run time ({@link DocGen}): nothing is wrapped. */
-    static final String UNWRAPPED = "walkit.help.unwrapped";
+    public static final String UNWRAPPED = "walkit.help.unwrapped";
 
     private HelpWrap() {
     }

@@ -55,6 +55,36 @@ class HelpGoldenTest {
         }
     }
 
+    /**
+     * The help the launcher prints without picocli (rendered unwrapped at build time, wrapped at run time) is the golden
+     * at 80 columns, and at any terminal width every line fits and no word is split.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"dev.walkit.verify.WalVerify", "dev.walkit.doctor.WalDoctor", "dev.walkit.recover.WalRecover",
+            "dev.walkit.migrate.WalMigrate"})
+    void helpWrapsToAnyWidthAtSpaces(String mainClass) throws Exception {
+        List<CommandLine> all = new ArrayList<>();
+        collect(DocGen.commandLine(mainClass), all);
+        for (CommandLine cl : all) {
+            String name = cl.getCommandSpec().qualifiedName("-");
+            System.setProperty(dev.walkit.cli.HelpWrap.UNWRAPPED, "true");
+            String unwrapped;
+            try {
+                unwrapped = cl.getUsageMessage(CommandLine.Help.Ansi.OFF);
+            } finally {
+                System.clearProperty(dev.walkit.cli.HelpWrap.UNWRAPPED);
+            }
+            assertEquals(Files.readString(DIR.resolve(name + ".txt")), dev.walkit.cli.HelpWrap.wrap(unwrapped, 80), name + ": the prebuilt help at 80 columns");
+            for (int width : new int[] {48, 64, 100, 160}) {
+                String w = dev.walkit.cli.HelpWrap.wrap(unwrapped, width);
+                assertEquals(List.of(unwrapped.strip().split("\\s+")), List.of(w.strip().split("\\s+")), name + " at " + width + ": a word split or lost");
+                for (String line : w.lines().toList()) {
+                    assertTrue(line.length() <= width || !line.strip().contains(" "), name + " at " + width + ": «" + line + "»");
+                }
+            }
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"walverify", "waldoctor", "walmigrate"})
     void toolsThatReadEveryStoreSaySo(String tool) throws Exception {
