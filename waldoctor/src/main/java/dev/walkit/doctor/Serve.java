@@ -110,6 +110,7 @@ final class Serve implements Callable<Integer> {
                     verdictLine(a), endpoint.url(), (System.nanoTime() - started) / 1e9,
                     x.indexed() ? "from its saved index" : "read whole");
             err.flush();
+            x.startSaving(); // a first start's index, saved once the port is open: the next start maps it
             Thread stop = new Thread(() -> {
                 endpoint.close();
                 x.awaitSaved(); // a first start's index, still being saved when stopped, is finished: the next start maps it

@@ -68,6 +68,8 @@ public final class Shell {
         // Wrapped at spaces to the terminal's width (a long path or damage line would otherwise break mid-word).
         ctx.width = terminal.getWidth() > 0 ? terminal.getWidth() : dev.walkit.cli.HelpWrap.DEFAULT;
         out.print(dev.walkit.cli.HelpWrap.wrap(banner(ctx.index.account()), ctx.width));
+        out.flush();
+        ctx.index.startSaving(); // a first open's index, saved while the operator reads the banner and types
         // Ctrl-C while a command runs stops it (its loops look at the flag) and the session goes on, as in
         // sqlite3 and psql; at the prompt, the line reader has the signal itself and clears the line.
         Terminal.SignalHandler before = terminal.handle(Terminal.Signal.INT, sig -> ctx.interrupted = true);

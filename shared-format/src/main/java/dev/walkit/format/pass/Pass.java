@@ -174,8 +174,9 @@ public final class Pass {
     /**
      * As {@link #history(Path, java.util.function.LongConsumer)}, kept between opens in {@code cache} ({@link SavedIndex}):
      * a WAL whose saved index is there and still its own is mapped, not read; otherwise it is read whole (why the index
-     * was not used is said in one line) and its index saved beside the work, on a thread of its own that {@link
-     * StoreHistory#close} waits for. An etcd db's or kine db's history is read as without a cache.
+     * was not used is said in one line) and its index saved on a thread of its own once the caller's first answer is out
+     * ({@link StoreHistory#startSaving}; {@link StoreHistory#close} at the latest, which waits for it). An etcd db's or
+     * kine db's history is read as without a cache.
      */
     public static StoreHistory history(Path path, java.util.function.LongConsumer progress, SavedIndex.Cache cache) throws IOException {
         Input in = input(path);

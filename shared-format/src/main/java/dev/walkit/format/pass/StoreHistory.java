@@ -733,26 +733,43 @@ public final class StoreHistory implements Closeable, Tallies {
         }
     }
 
+    /** The save of this history's index, not yet started; null when none is due or it has started. */
+    private Runnable save;
     /** The thread saving this history's index, or null. */
-    private volatile Thread saver;
+    private Thread saver;
 
-    /** Waits until this history's index, if one is being saved, is saved (or not): a process stopping keeps its first open's work. */
+    /**
+     * Starts saving this history's index ({@link Pass#history(Path, LongConsumer, SavedIndex.Cache)} when the file was read
+     * whole) on a thread of its own, beside the answers: a command calls it once its first answer is out (serve once its
+     * port is open, the shell once its prompt is shown), so that the save does not delay it. Nothing when none is due.
+     */
+    public synchronized void startSaving() {
+        if (save == null) return;
+        Thread t = new Thread(save, "walkit-index-save");
+        t.setDaemon(true);
+        save = null;
+        saver = t;
+        t.start();
+    }
+
+    /** Waits until this history's index is saved (started now if it was not): a process stopping keeps its first open's work. */
     public void awaitSaved() {
-        Thread saver = this.saver;
-        if (saver == null) return;
+        startSaving();
+        Thread t;
+        synchronized (this) {
+            t = saver;
+        }
+        if (t == null) return;
         try {
-            saver.join();
+            t.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
-    /** Runs {@code save} on a thread of its own, beside the answers; {@link #close} waits for it. */
-    void saving(Runnable save) {
-        Thread t = new Thread(save, "walkit-index-save");
-        t.setDaemon(true);
-        saver = t;
-        t.start();
+    /** The index save due for this history, started by {@link #startSaving} or at the latest by {@link #close}. */
+    synchronized void saving(Runnable save) {
+        this.save = save;
     }
 
     /** Writes a store's history as a WAL at the given path and says what it found ({@link Source}). */
