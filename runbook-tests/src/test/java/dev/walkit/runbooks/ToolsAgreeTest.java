@@ -1,22 +1,13 @@
 package dev.walkit.runbooks;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.walkit.format.Fixtures;
-import dev.walkit.format.Flags;
-import dev.walkit.format.KeyValue;
 import dev.walkit.format.LogBuilder;
-import dev.walkit.format.RecordEncoder;
-import dev.walkit.testdata.DamageInjector;
-import dev.walkit.testdata.K8sWalGenerator;
-import dev.walkit.testdata.RuleBreak;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,47 +27,7 @@ class ToolsAgreeTest {
     Path dir;
 
     static Stream<Arguments> logs() throws IOException {
-        List<Arguments> out = new ArrayList<>();
-        for (String f : new String[] {"sample", "vectors/small", "vectors/small-compacted", "vectors/small-torn-tail"}) {
-            out.add(Arguments.of("fixture " + f, (Supplier<byte[]>) () -> read(Fixtures.path(f).resolve("wal"))));
-        }
-        byte[] clean = new K8sWalGenerator(K8sWalGenerator.Options.of(5, 96 << 10)).bytes();
-        byte[] compacted = new K8sWalGenerator(new K8sWalGenerator.Options(6, 96 << 10, 3, true)).bytes();
-        DamageInjector plain = new DamageInjector(clean);
-        DamageInjector snap = new DamageInjector(compacted);
-        out.add(Arguments.of("generated clean", (Supplier<byte[]>) () -> clean));
-        out.add(Arguments.of("generated compacted", (Supplier<byte[]>) () -> compacted));
-        int n = plain.recordCount();
-        for (DamageInjector.Kind k : DamageInjector.Kind.values()) {
-            for (int i : new int[] {0, n / 2, n - 1}) {
-                out.add(Arguments.of(k + " at record " + i, (Supplier<byte[]>) () -> plain.apply(k, i, 7).log()));
-            }
-        }
-        int m = snap.recordCount();
-        for (RuleBreak b : RuleBreak.values()) {
-            for (int i : new int[] {0, 1, 2, n / 3, n - 1}) {
-                out.add(Arguments.of(b + " at record " + i + " (plain)", (Supplier<byte[]>) () -> b.applyTo(plain, i)));
-            }
-            for (int i : new int[] {0, 1, 2, m / 3, m - 1}) {
-                out.add(Arguments.of(b + " at record " + i + " (compacted)", (Supplier<byte[]>) () -> b.applyTo(snap, i)));
-            }
-        }
-        byte[] k = "/k".getBytes(StandardCharsets.UTF_8);
-        out.add(Arguments.of("snapshot-flagged closing record", (Supplier<byte[]>) () -> new LogBuilder()
-                .add(KeyValue.put(k, 1, 1, 1, k, 0)).add(KeyValue.put("/a".getBytes(StandardCharsets.UTF_8), 2, 2, 1, k, 0).withFlags(Flags.TXN_CONT))
-                .add(KeyValue.put("/b".getBytes(StandardCharsets.UTF_8), 2, 2, 1, k, 0).withFlags(Flags.SNAPSHOT)).bytes()));
-        out.add(Arguments.of("duplicated snapshot record", (Supplier<byte[]>) () -> new LogBuilder().add(RecordEncoder.snapshotMarker(5, 1))
-                .add(KeyValue.put(k, 3, 3, 1, k, 0).withFlags(Flags.SNAPSHOT)).add(KeyValue.put(k, 3, 3, 1, k, 0).withFlags(Flags.SNAPSHOT))
-                .add(KeyValue.put("/z".getBytes(StandardCharsets.UTF_8), 6, 6, 1, k, 0)).bytes()));
-        return out.stream();
-    }
-
-    private static byte[] read(Path p) {
-        try {
-            return Files.readAllBytes(p);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return dev.walkit.testdata.Corpus.logs().stream().map(l -> Arguments.of(l.name(), l.bytes()));
     }
 
     /** The tools' documents, each validated against its schema ({@link OneAccountTest#json}). */
