@@ -60,6 +60,15 @@ public class AccountListener implements Replayer.Listener {
         locator.record(revision);
     }
 
+    /**
+     * Goes on from a replay that stopped after reading {@code records} valid records, from revision {@code firstRevision}
+     * to {@code lastRevision}, with nothing else to account for (a {@link dev.walkit.format.replay.Replayer.Checkpoint}).
+     */
+    public void resume(long records, long firstRevision, long lastRevision) {
+        if (locator.records() != 0) throw new IllegalStateException("an account resumes before it reads");
+        locator.records(records, firstRevision, lastRevision, lastRevision);
+    }
+
     @Override
     public void damage(DamageSpan span) {
         locator.damage(span);

@@ -129,6 +129,43 @@ final class AccountCodec {
         return new StoreHistory.Facts(revision, compact, leases, counts);
     }
 
+    /** A replay's checkpoint, or its absence ({@link dev.walkit.format.replay.Replayer.Checkpoint}). */
+    static void writeCheckpoint(DataOutput o, dev.walkit.format.replay.Replayer.Checkpoint c) throws IOException {
+        o.writeBoolean(c != null);
+        if (c == null) return;
+        o.writeLong(c.records());
+        o.writeLong(c.transactions());
+        o.writeLong(c.ordinaryApplied());
+        o.writeLong(c.revision());
+        o.writeLong(c.firstRevision());
+        o.writeLong(c.compactRevision());
+        o.writeLong(c.prefixRevision());
+        o.writeLong(c.maxLeaseSeen());
+        dev.walkit.format.replay.SnapshotPrefix.State p = c.prefix();
+        o.writeBoolean(p.marker());
+        o.writeLong(p.compactRevision());
+        o.writeLong(p.expected());
+        o.writeLong(p.present());
+        o.writeBoolean(p.markerless());
+        o.writeBoolean(p.closed());
+    }
+
+    static dev.walkit.format.replay.Replayer.Checkpoint readCheckpoint(DataInput in) throws IOException {
+        if (!in.readBoolean()) return null;
+        long records = in.readLong();
+        long transactions = in.readLong();
+        long ordinary = in.readLong();
+        long revision = in.readLong();
+        long first = in.readLong();
+        long compact = in.readLong();
+        long prefixRevision = in.readLong();
+        long maxLease = in.readLong();
+        dev.walkit.format.replay.SnapshotPrefix.State p = new dev.walkit.format.replay.SnapshotPrefix.State(in.readBoolean(), in.readLong(),
+                in.readLong(), in.readLong(), in.readBoolean(), in.readBoolean());
+        return new dev.walkit.format.replay.Replayer.Checkpoint(records, transactions, ordinary, revision, first, compact, prefixRevision,
+                maxLease, p);
+    }
+
     private static void writeStore(DataOutput o, Store s) throws IOException {
         o.writeUTF(s.kind().name());
         writeString(o, s.path() == null ? null : s.path().toString());

@@ -47,6 +47,11 @@ final class AppliedRecords implements AppliedColumns {
         transactions = append(transactions, transactionCount++, size - records);
     }
 
+    /** An ordinary transaction applied whose first record is {@code firstId} (a saved history restored). */
+    void transactionStarts(int firstId) {
+        transactions = append(transactions, transactionCount++, firstId);
+    }
+
     @Override
     public int transactionCount() {
         return transactionCount;

@@ -26,6 +26,15 @@ interface HistoryKeys {
 
         /** Its value's length at the end (0 for a tombstone). */
         int valueLength();
+
+        /** Its create revision at the end (a tombstone's: as the delete left it). */
+        long createRevision();
+
+        /** Its version at the end (a tombstone's: as the delete left it). */
+        long version();
+
+        /** Where its value lies in the file at the end (0 for a tombstone). */
+        long valueOffset();
     }
 
     /** The key's entry, or null when the store never applied a record of it. */

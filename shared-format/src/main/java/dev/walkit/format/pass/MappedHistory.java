@@ -8,7 +8,7 @@ final class MappedHistory {
     private MappedHistory() {
     }
 
-    /** The keys: 32-byte entries in byte order, their bytes in the blob. */
+    /** The keys: {@link SavedIndex#KEY_ENTRY}-byte entries in byte order, their bytes in the blob. */
     static final class Keys implements HistoryKeys {
         /** In an entry's key length: the key is live at the end. */
         static final int LIVE = 0x8000_0000;
@@ -26,7 +26,7 @@ final class MappedHistory {
         }
 
         private int at(int i) {
-            return entries + i * 32;
+            return entries + i * SavedIndex.KEY_ENTRY;
         }
 
         /** Compares key {@code i} with {@code key}, unsigned, as etcd orders keys. */
@@ -113,6 +113,21 @@ final class MappedHistory {
             @Override
             public int valueLength() {
                 return b.getInt(e + 20);
+            }
+
+            @Override
+            public long createRevision() {
+                return b.getLong(e + 32);
+            }
+
+            @Override
+            public long version() {
+                return b.getLong(e + 40);
+            }
+
+            @Override
+            public long valueOffset() {
+                return b.getLong(e + 48);
             }
         }
     }

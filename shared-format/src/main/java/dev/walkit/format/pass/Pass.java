@@ -183,7 +183,11 @@ public final class Pass {
         if (cache == null || !in.isWal()) return StoreHistory.load(path, progress);
         SavedIndex.Identity id = SavedIndex.Identity.of(in.file());
         StoreHistory saved = SavedIndex.open(in.file(), id, cache);
-        if (saved != null) return saved;
+        if (saved != null) {
+            // A file that grew was read from its saved end on: its new index is saved as a first open's is.
+            if (!saved.indexed()) saved.saving(() -> SavedIndex.save(saved, id, cache));
+            return saved;
+        }
         StoreHistory h = StoreHistory.load(path, progress);
         h.saving(() -> SavedIndex.save(h, id, cache));
         return h;

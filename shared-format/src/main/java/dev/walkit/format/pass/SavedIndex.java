@@ -45,16 +45,17 @@ import java.util.zip.CRC32C;
  *   links              per record: the previous record of its key + 1, DELETE in the top bit (4)
  *   transactions       per ordinary transaction: its first record's id (4)
  *   keys               key count (4, then 4 of padding); per key in byte order: blob position (8), key length (top bit:
- *                      live at the end), last record id, record count, value length at the end (4 each), lease at the end (8)
+ *                      live at the end), last record id, record count, value length at the end (4 each), lease, create
+ *                      revision, version and value offset at the end (8 each): 56 bytes
  *   blob               the keys' bytes
  * </pre>
  */
 public final class SavedIndex {
     static final byte[] MAGIC = "WKINDEX1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int HEADER = 128;
     private static final int ENDS = 1 << 20;
-    private static final int KEY_ENTRY = 32;
+    static final int KEY_ENTRY = 56;
 
     /** Where indexes are kept, and who hears why one was not used or not saved (one line each). */
     public record Cache(Path dir, Consumer<String> say) {
@@ -93,6 +94,15 @@ public final class SavedIndex {
             return (int) c.getValue();
         }
 
+        /** Whether {@code file} (grown since) starts with the bytes this identity's CRCs were taken of. */
+        boolean sameStart(Path file) {
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                return crc(ch, 0, (int) Math.min(ENDS, size)) == headCrc && crc(ch, Math.max(0, size - ENDS), (int) Math.min(ENDS, size)) == tailCrc;
+            } catch (IOException e) {
+                return false;
+            }
+        }
+
         /** What differs from {@code now}, in words, or null when nothing does. */
         String differs(Identity now) {
             if (dev != now.dev || ino != now.ino) return "it is of another file";
@@ -126,7 +136,10 @@ public final class SavedIndex {
             if (!java.util.Arrays.equals(magic, MAGIC) || b.getInt(8) != VERSION) return refuse(cache, idx, "not an index of this version");
             Identity saved = new Identity(b.getLong(16), b.getLong(24), b.getLong(32), b.getLong(40), b.getLong(48), b.getInt(56), b.getInt(60));
             String differs = saved.differs(id);
-            if (differs != null) return refuse(cache, idx, differs);
+            // A file that grew is gone on with from its saved end when that end was healthy and the bytes before it are
+            // the ones indexed (the CRC-32C of its first and of its then last MiB): only what it grew by is read.
+            boolean grew = differs != null && saved.dev == id.dev && saved.ino == id.ino && id.size > saved.size;
+            if (differs != null && !(grew && saved.sameStart(wal))) return refuse(cache, idx, differs);
             long bodyLength = b.getLong(64);
             if (bodyLength != length - HEADER) return refuse(cache, idx, "damaged (its length is not what its header says)");
             int meta = (int) b.getLong(80);
@@ -143,6 +156,10 @@ public final class SavedIndex {
             DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(metaBytes));
             StoreHistory.Facts facts = AccountCodec.readFacts(in);
             Account account = AccountCodec.read(in);
+            dev.walkit.format.replay.Replayer.Checkpoint checkpoint = AccountCodec.readCheckpoint(in);
+            if (grew && (checkpoint == null || format != WalFormat.V2)) {
+                return refuse(cache, idx, differs + "; its indexed part did not end healthy");
+            }
             int keyCount = b.getInt(keys);
             MappedHistory.Keys k = new MappedHistory.Keys(b, keys + 8, keyCount, blob);
             MappedHistory.Applied a = MappedHistory.Applied.at(b, applied);
@@ -152,8 +169,9 @@ public final class SavedIndex {
                     f.close();
                     return refuse(cache, idx, "the file changed while it was opened");
                 }
+                if (grew) return StoreHistory.resumed(wal, f, new StoreHistory.Resume(k, a, checkpoint, account, saved.size));
                 return new StoreHistory(new StoreHistory.Source(Store.Kind.WAL, wal, null, null, null), wal, f, format, k, a, facts, account);
-            } catch (RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 f.close();
                 throw e;
             }
@@ -250,6 +268,7 @@ public final class SavedIndex {
         DataOutputStream meta = new DataOutputStream(metaBytes);
         AccountCodec.writeFacts(meta, h.facts());
         AccountCodec.write(meta, h.replayedAccount());
+        AccountCodec.writeCheckpoint(meta, h.checkpoint());
         meta.flush();
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
              Out o = new Out(ch, HEADER)) {
@@ -289,6 +308,9 @@ public final class SavedIndex {
                     o.putInt(e.count());
                     o.putInt(live ? e.valueLength() : 0);
                     o.putLong(live ? e.lease() : 0);
+                    o.putLong(e.createRevision());
+                    o.putLong(e.version());
+                    o.putLong(live ? e.valueOffset() : 0);
                     blob.put(key);
                     blobPos += key.length;
                 }

@@ -92,6 +92,9 @@ public final class StoreHistory implements Closeable, Tallies {
     private final AppliedColumns applied;
     /** What the replay ended with: its revision, compact revision, leases and finding counts. */
     private final Facts facts;
+    /** Where the replay stopped with nothing pending, or null ({@link #checkpoint()}). */
+    private final Replayer.Checkpoint checkpoint;
+    private final long resumedFrom;
     /** The account as the replay made it, before the findings beside the log: what a saved index keeps. */
     private final Account replayed;
     /** What the replay read, kept and lost: the one account every view prints. */
@@ -121,6 +124,18 @@ public final class StoreHistory implements Closeable, Tallies {
     }
 
     private StoreHistory(Source source, Path walPath, WalFile file, LongConsumer progress) throws IOException {
+        this(source, walPath, file, progress, null);
+    }
+
+    /**
+     * What a history saved at a healthy end ({@link SavedIndex}) holds to go on from there when its file grew: its keys,
+     * its applied records, the replay's checkpoint and the account's first and last revisions, and where it ended.
+     */
+    record Resume(HistoryKeys keys, AppliedColumns applied, Replayer.Checkpoint checkpoint, Account account, long from) {
+    }
+
+    /** The file replayed whole, or with {@code resume} only from where a saved history ended. */
+    private StoreHistory(Source source, Path walPath, WalFile file, LongConsumer progress, Resume resume) throws IOException {
         this.source = source;
         this.file = file;
         ReaderOptions ro = ReaderOptions.defaults();
@@ -128,7 +143,7 @@ public final class StoreHistory implements Closeable, Tallies {
         // Another store's WAL form is empty when the store holds no revision it could read: that is no WAL error.
         WalFormat format = !source.isWal() && file.size() == 0 ? WalFormat.V2 : Wal.requireWal(file, ro.maxRecLen()).format();
         long step = Math.max(1, file.size() / 50);
-        long[] nextReport = {step};
+        long[] nextReport = {resume == null ? step : resume.from() + step};
         AppliedRecords records = new AppliedRecords();
         AccountListener listener = new AccountListener() {
             @Override
@@ -153,21 +168,64 @@ public final class StoreHistory implements Closeable, Tallies {
                 if (!txn.isSnapshot()) records.transactionApplied(txn.records());
             }
         };
-        Replay.Result res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener, HeapHistoryKeys.newIndex());
+        KeyIndex index = HeapHistoryKeys.newIndex();
+        Replay.Result res;
+        if (resume == null) {
+            res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener, index);
+        } else {
+            restore(resume, index, records);
+            listener.resume(resume.account().records(), resume.account().firstRevision(), resume.account().lastRevision());
+            res = Replay.resume(file, ro, listener, index, resume.checkpoint(), resume.from());
+        }
         this.format = res.format();
         Replayer state = res.state();
         this.keys = new HeapHistoryKeys(state.keys());
         this.applied = records;
         this.facts = new Facts(state.revision(), state.compactRevision(), state.leases(), state.findingCounts());
+        this.checkpoint = this.format == WalFormat.V2 ? state.checkpoint() : null;
+        this.resumedFrom = resume == null ? -1 : resume.from();
         Store store = source.store() != null ? source.store() : Store.wal(source.file(), file.size(), this.format.label());
         this.replayed = listener.account(store, state, file.size(), WalKeys.of(file, this.format));
         this.leftoverCompaction = source.isWal() ? Wal.leftoverCompaction(walPath) : null;
         this.account = besideTheLog(replayed, leftoverCompaction, file.size());
     }
 
+    /** The saved history's keys and applied records, into the replay's key index and columns, as its replay left them. */
+    private static void restore(Resume r, KeyIndex index, AppliedRecords records) {
+        AppliedColumns a = r.applied();
+        for (int id = 0, n = a.size(); id < n; id++) records.add(a.offset(id), a.revision(id), a.isDelete(id), a.previous(id));
+        for (int t = 0, n = a.transactionCount(); t < n; t++) records.transactionStarts(a.transactionStart(t));
+        HistoryKeys keys = r.keys();
+        for (int k = 0, n = keys.size(); k < n; k++) {
+            HistoryKeys.Entry e = keys.get(k);
+            int last = e.last();
+            HeapHistoryKeys.HistoryState s = (HeapHistoryKeys.HistoryState) index.restore(e.key(), e.live(), e.createRevision(),
+                    a.revision(last), e.version(), e.lease(), e.valueOffset(), e.valueLength(), a.offset(last));
+            s.last = last;
+            s.count = e.count();
+        }
+    }
+
+    /** {@code wal} (a WAL file) replayed from where its saved history ended ({@code resume}): only the bytes it grew by are read. */
+    static StoreHistory resumed(Path wal, WalFile file, Resume resume) throws IOException {
+        return new StoreHistory(new Source(Store.Kind.WAL, wal, null, null, null), wal, file, null, resume);
+    }
+
+    /** Where this history's replay went on from a saved one (the file's size when it was saved), or -1: replayed whole or mapped. */
+    public long resumedFrom() {
+        return resumedFrom;
+    }
+
+    /** Where the replay stopped with nothing pending (a v2 log healthy to its end), to go on from when the file grows; or null. */
+    Replayer.Checkpoint checkpoint() {
+        return checkpoint;
+    }
+
     /** A history whose replay was saved ({@link SavedIndex}): its keys and records mapped, its account as the replay made it. */
     StoreHistory(Source source, Path walPath, WalFile file, WalFormat format, HistoryKeys keys, AppliedColumns applied, Facts facts,
                  Account replayed) {
+        this.checkpoint = null;
+        this.resumedFrom = -1;
         this.source = source;
         this.file = file;
         this.format = format;

@@ -37,7 +37,13 @@ final class BatchReader implements Closeable {
     private long records;
 
     BatchReader(WalFile file, WalFormat format, ReaderOptions options) {
+        this(file, format, options, 0);
+    }
+
+    /** Reads from {@code from}, where a v2 record starts (a resumed replay's start; a v1 log reads from its start). */
+    BatchReader(WalFile file, WalFormat format, ReaderOptions options, long from) {
         this.reader = format == WalFormat.V2 ? new WalReader(file, options.withLevel(ReaderOptions.Level.DECODE)) : null;
+        if (reader != null && from > 0) reader.seek(from);
         this.v1 = format == WalFormat.V1 ? new V1Reader(file, options.maxRecLen(), false) : null;
         for (int i = 0; i < IN_FLIGHT; i++) free.add(new RecordBatch());
         this.full = new Handoff<>("walkit-reader", IN_FLIGHT, "reading " + file.path(), reader != null ? this::produce : this::produceV1);

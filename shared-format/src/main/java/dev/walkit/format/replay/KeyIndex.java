@@ -95,6 +95,25 @@ public final class KeyIndex {
         }
     }
 
+    /**
+     * A key's state as a replay that stopped left it (a resumed replay's start, {@link Replayer.Checkpoint}): live with
+     * its fields, or a tombstone of {@code modRevision} (its create revision and version as the delete left them).
+     */
+    public KeyState restore(byte[] key, boolean live, long createRevision, long modRevision, long version, long lease, long valueOffset,
+                            int valueLength, long recordOffset) {
+        KeyState s = getOrCreate(key);
+        if (s.live != live) liveChanged(live);
+        s.live = live;
+        s.createRevision = createRevision;
+        s.modRevision = modRevision;
+        s.version = version;
+        s.lease = live ? lease : 0;
+        s.valueOffset = live ? valueOffset : 0;
+        s.valueLength = live ? valueLength : 0;
+        s.recordOffset = recordOffset;
+        return s;
+    }
+
     void liveChanged(boolean nowLive) {
         live += nowLive ? 1 : -1;
     }

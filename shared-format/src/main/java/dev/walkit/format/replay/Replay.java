@@ -43,15 +43,31 @@ public final class Replay {
     /** Replays {@code file}, already sniffed as {@code format}, into {@code keys} (empty). */
     public static Result run(WalFile file, WalFormat format, ReaderOptions readerOptions, Replayer.Options options,
                              Replayer.Listener listener, KeyIndex keys) throws IOException {
+        return run(file, format, readerOptions, options, listener, keys, null, 0);
+    }
+
+    /**
+     * Goes on with a replay of a v2 {@code file} that stopped at {@code from} (a transaction's end) with {@code checkpoint},
+     * its keys restored into {@code keys}: reads only the bytes from {@code from} on, as the replay of the whole file
+     * would have read them after {@code from}.
+     */
+    public static Result resume(WalFile file, ReaderOptions readerOptions, Replayer.Listener listener, KeyIndex keys,
+                                Replayer.Checkpoint checkpoint, long from) throws IOException {
+        return run(file, WalFormat.V2, readerOptions, Replayer.Options.defaults(), listener, keys, checkpoint, from);
+    }
+
+    private static Result run(WalFile file, WalFormat format, ReaderOptions readerOptions, Replayer.Options options,
+                              Replayer.Listener listener, KeyIndex keys, Replayer.Checkpoint checkpoint, long from) throws IOException {
         Replayer.Options o = format == WalFormat.V1
                 ? new Replayer.Options(true, options.toRevision(), options.stopAtFirstDamage()) : options;
         Replayer.Listener l = listener == null ? new Replayer.Listener() { } : listener;
         Replayer replayer = new Replayer(o, file::read, l, keys);
+        if (checkpoint != null) replayer.resume(checkpoint);
         // The reader runs on its own thread over its own handle of the file; replay, the listener
         // and their random reads (values, records copied out) use {@code file} on this thread.
         long records;
         try (WalFile own = opened(file, readerOptions);
-             BatchReader src = new BatchReader(own, format, readerOptions)) {
+             BatchReader src = new BatchReader(own, format, readerOptions, from)) {
             TransactionGrouper g = new TransactionGrouper(replayer);
             for (RecordBatch b; (b = src.take()) != null; ) {
                 for (int i = 0, n = b.size; i < n; ) {

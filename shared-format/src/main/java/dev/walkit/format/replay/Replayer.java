@@ -406,6 +406,41 @@ public final class Replayer implements TransactionGrouper.Sink {
         s.lease = 0;
     }
 
+    /**
+     * Where a replay stopped, to go on from there over what a file grew by: its counts, revisions, the highest lease ID
+     * seen and the snapshot prefix's state (the keys' states are the caller's to restore, {@link KeyIndex#restore}).
+     * Only a replay with nothing pending or reported has one: every transaction applied, none dropped, no damage, no
+     * finding, and ordinary transactions begun (the prefix closed).
+     */
+    public record Checkpoint(long records, long transactions, long ordinaryApplied, long revision, long firstRevision, long compactRevision,
+                             long prefixRevision, long maxLeaseSeen, SnapshotPrefix.State prefix) {
+    }
+
+    /** This replay's {@link Checkpoint}, or null when it has none (something reported or pending). */
+    public Checkpoint checkpoint() {
+        if (damaged || !damage.isEmpty() || !findingCounts.isEmpty() || !pendingDrops.isEmpty() || droppedAhead != 0 || highestDropped != 0
+                || keptBreaks != 0 || ordinaryApplied == 0 || !prefix.closed() || options.deriveVersions || options.stopAtFirstDamage
+                || options.toRevision != Long.MAX_VALUE) {
+            return null;
+        }
+        return new Checkpoint(records, transactions, ordinaryApplied, revision, firstRevision, compactRevision, prefixRevision, maxLeaseSeen,
+                prefix.state());
+    }
+
+    /** Goes on from {@code c} (a new replay, its keys restored as {@code c}'s replay left them). */
+    public void resume(Checkpoint c) {
+        if (transactions != 0 || records != 0) throw new IllegalStateException("a replay resumes before it reads");
+        records = c.records();
+        transactions = c.transactions();
+        ordinaryApplied = c.ordinaryApplied();
+        revision = c.revision();
+        firstRevision = c.firstRevision();
+        compactRevision = c.compactRevision();
+        prefixRevision = c.prefixRevision();
+        maxLeaseSeen = c.maxLeaseSeen();
+        prefix.restore(c.prefix());
+    }
+
     /** Call once after the last item: closes a snapshot prefix that the log ended inside. */
     public void end(long fileSize) {
         prefix.close(fileSize, report);

@@ -51,6 +51,23 @@ public final class SnapshotPrefix {
     private boolean markerless;
     private boolean closed;
 
+    /** The prefix's state, for a replay resumed where another stopped ({@link Replayer.Checkpoint}). */
+    public record State(boolean marker, long compactRevision, long expected, long present, boolean markerless, boolean closed) {
+    }
+
+    State state() {
+        return new State(marker, compactRevision, expected, present, markerless, closed);
+    }
+
+    void restore(State s) {
+        marker = s.marker();
+        compactRevision = s.compactRevision();
+        expected = s.expected();
+        present = s.present();
+        markerless = s.markerless();
+        closed = s.closed();
+    }
+
     /** Whether the prefix is over: an ordinary transaction came (or the log ended). */
     public boolean closed() {
         return closed;

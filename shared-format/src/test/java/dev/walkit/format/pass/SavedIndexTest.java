@@ -140,6 +140,70 @@ class SavedIndexTest {
         assertTrue(open(wal));
     }
 
+    /** The transaction boundaries of {@code log}: where a healthy prefix of it may end. */
+    private long[] boundaries(byte[] log) throws IOException {
+        Path whole = LogBuilder.write(dir, "whole.wal", log);
+        try (StoreHistory x = Pass.history(whole, null)) {
+            int n = x.transactionCount();
+            return new long[] {x.txnOffset(1), x.txnOffset(n / 3), x.txnOffset(n / 2), x.txnOffset(n - 1)};
+        }
+    }
+
+    /**
+     * A live log that grew since its index was saved at a healthy end: read only from that end (the replay goes on from
+     * its checkpoint), answering as a full read of the grown file, whatever the new bytes hold; its new index saved.
+     */
+    @Test
+    void aFileThatGrewFromAHealthyEndIsReadOnlyFromThere() throws IOException {
+        byte[] plain = new dev.walkit.testdata.K8sWalGenerator(dev.walkit.testdata.K8sWalGenerator.Options.of(11, 160 << 10)).bytes();
+        byte[] compacted = new dev.walkit.testdata.K8sWalGenerator(new dev.walkit.testdata.K8sWalGenerator.Options(12, 400 << 10, 20, true)).bytes();
+        dev.walkit.testdata.DamageInjector d = new dev.walkit.testdata.DamageInjector(plain);
+        byte[] damagedLate = d.apply(dev.walkit.testdata.DamageInjector.Kind.values()[0], d.recordCount() - 5, 3).log();
+        int tries = 0;
+        for (byte[] log : List.of(plain, compacted, damagedLate)) {
+            for (long cut : boundaries(log == damagedLate ? plain : log)) {
+                if (log == damagedLate && cut >= d.offset(d.recordCount() - 5)) continue;
+                Path wal = dir.resolve("live-" + tries++ + ".wal");
+                Files.write(wal, java.util.Arrays.copyOf(log, (int) cut));
+                assertFalse(open(wal), "first open");
+                Files.write(wal, java.util.Arrays.copyOfRange(log, (int) cut, log.length), java.nio.file.StandardOpenOption.APPEND);
+                String expected = whole(wal);
+                try (StoreHistory x = Pass.history(wal, null, cache())) {
+                    assertEquals(cut, x.resumedFrom(), "read from the saved end on");
+                    assertEquals(expected, HistoryDump.of(x), "cut at " + cut);
+                }
+                assertTrue(open(wal), "its new index, saved");
+            }
+        }
+        assertTrue(tries >= 10, "cases: " + tries);
+        assertEquals(List.of(), said, "nothing to say when the index is used for the part it covers");
+    }
+
+    /** A grown file whose indexed end was not healthy (a torn tail), or whose indexed bytes changed, is read whole. */
+    @Test
+    void aGrownFileIsReadWholeWhenItsIndexedEndWasNotHealthyOrItsBytesChanged() throws IOException {
+        byte[] log = new dev.walkit.testdata.K8sWalGenerator(dev.walkit.testdata.K8sWalGenerator.Options.of(13, 96 << 10)).bytes();
+        long cut = boundaries(log)[2];
+        Path wal = dir.resolve("torn.wal");
+        Files.write(wal, java.util.Arrays.copyOf(log, (int) cut + 20)); // a record cut in the middle: a torn tail
+        assertFalse(open(wal));
+        Files.write(wal, java.util.Arrays.copyOfRange(log, (int) cut + 20, log.length), java.nio.file.StandardOpenOption.APPEND);
+        assertFalse(open(wal));
+        assertTrue(said.get(0).contains("the file grew (") && said.get(0).contains("its indexed part did not end healthy"), said.toString());
+        said.clear();
+        Path other = dir.resolve("changed.wal");
+        Files.write(other, java.util.Arrays.copyOf(log, (int) cut));
+        assertFalse(open(other));
+        byte[] changed = log.clone();
+        changed[(int) cut - 3] ^= 0x10; // the last byte the index covered: the CRC of its last MiB sees it
+        Files.write(other, changed);
+        assertFalse(open(other));
+        assertTrue(said.get(0).contains("not used: the file grew ("), said.toString());
+        try (StoreHistory x = Pass.history(other, null, cache())) {
+            assertEquals(-1, x.resumedFrom());
+        }
+    }
+
     @Test
     void aCorruptedIndexIsNotUsed() throws IOException {
         Path wal = sample();
