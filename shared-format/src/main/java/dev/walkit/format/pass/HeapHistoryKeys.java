@@ -15,6 +15,8 @@ final class HeapHistoryKeys implements HistoryKeys {
         int last = -1;
         /** How many of its records were applied. */
         int count;
+        /** Restored from a saved history (its place in key order known), not added by the replay. */
+        boolean restored;
 
         HistoryState(byte[] key) {
             super(key);
@@ -34,9 +36,17 @@ final class HeapHistoryKeys implements HistoryKeys {
     private final KeyIndex index;
     /** The keys with a history in byte order, built on first use (range, diff, completion); find looks up by hash. */
     private HistoryState[] sorted;
+    /** Keys already in byte order (a saved history's, restored), or null: only the others are sorted, then merged in. */
+    private final HistoryState[] presorted;
 
     HeapHistoryKeys(KeyIndex index) {
+        this(index, null);
+    }
+
+    HeapHistoryKeys(KeyIndex index, HistoryState[] presorted) {
         this.index = index;
+        this.presorted = presorted;
+        if (presorted != null) for (HistoryState s : presorted) s.restored = true;
     }
 
     /** The index a replay fills: one made of {@link HistoryState}s. */
@@ -82,6 +92,27 @@ final class HeapHistoryKeys implements HistoryKeys {
     }
 
     private synchronized HistoryState[] sorted() {
+        if (sorted == null && presorted != null) {
+            // The keys the resumed replay added, sorted (few), merged into the restored ones' order.
+            List<HistoryState> added = new java.util.ArrayList<>();
+            index.forEach(k -> {
+                HistoryState h = (HistoryState) k;
+                if (!h.restored && h.last >= 0) added.add(h);
+            });
+            added.sort((x, y) -> Arrays.compareUnsigned(x.key(), y.key()));
+            HistoryState[] all = new HistoryState[presorted.length + added.size()];
+            int i = 0;
+            int j = 0;
+            int n = 0;
+            while (i < presorted.length || j < added.size()) {
+                if (j == added.size() || (i < presorted.length && Arrays.compareUnsigned(presorted[i].key(), added.get(j).key()) < 0)) {
+                    all[n++] = presorted[i++];
+                } else {
+                    all[n++] = added.get(j++);
+                }
+            }
+            sorted = all;
+        }
         if (sorted == null) {
             List<KeyState> all = index.sorted();
             int n = 0;

@@ -184,8 +184,11 @@ public final class Pass {
         SavedIndex.Identity id = SavedIndex.Identity.of(in.file());
         StoreHistory saved = SavedIndex.open(in.file(), id, cache);
         if (saved != null) {
-            // A file that grew was read from its saved end on: its new index is saved as a first open's is.
-            if (!saved.indexed()) saved.saving(() -> SavedIndex.save(saved, id, cache));
+            // A file that grew was read from its saved end on. Its new index is saved once the growth read is large (an
+            // eighth of the file, or 256 MiB): the saved one still covers the part before, and saving costs more than
+            // reading a small growth again.
+            long grown = saved.resumedFrom() < 0 ? 0 : id.size() - saved.resumedFrom();
+            if (!saved.indexed() && (grown > id.size() / 8 || grown > 256L << 20)) saved.saving(() -> SavedIndex.save(saved, id, cache));
             return saved;
         }
         StoreHistory h = StoreHistory.load(path, progress);

@@ -170,16 +170,17 @@ public final class StoreHistory implements Closeable, Tallies {
         };
         KeyIndex index = HeapHistoryKeys.newIndex();
         Replay.Result res;
+        HeapHistoryKeys.HistoryState[] restored = null;
         if (resume == null) {
             res = Replay.run(file, format, ro, Replayer.Options.defaults(), listener, index);
         } else {
-            restore(resume, index, records);
+            restored = restore(resume, index, records);
             listener.resume(resume.account().records(), resume.account().firstRevision(), resume.account().lastRevision());
             res = Replay.resume(file, ro, listener, index, resume.checkpoint(), resume.from());
         }
         this.format = res.format();
         Replayer state = res.state();
-        this.keys = new HeapHistoryKeys(state.keys());
+        this.keys = new HeapHistoryKeys(state.keys(), restored);
         this.applied = records;
         this.facts = new Facts(state.revision(), state.compactRevision(), state.leases(), state.findingCounts());
         this.checkpoint = this.format == WalFormat.V2 ? state.checkpoint() : null;
@@ -190,20 +191,28 @@ public final class StoreHistory implements Closeable, Tallies {
         this.account = besideTheLog(replayed, leftoverCompaction, file.size());
     }
 
-    /** The saved history's keys and applied records, into the replay's key index and columns, as its replay left them. */
-    private static void restore(Resume r, KeyIndex index, AppliedRecords records) {
+    /**
+     * The saved history's keys and applied records, into the replay's key index and columns, as its replay left them;
+     * returns the restored keys in their saved (byte) order, which the history's sorted keys start from.
+     */
+    private static HeapHistoryKeys.HistoryState[] restore(Resume r, KeyIndex index, AppliedRecords records) {
         AppliedColumns a = r.applied();
         for (int id = 0, n = a.size(); id < n; id++) records.add(a.offset(id), a.revision(id), a.isDelete(id), a.previous(id));
         for (int t = 0, n = a.transactionCount(); t < n; t++) records.transactionStarts(a.transactionStart(t));
         HistoryKeys keys = r.keys();
-        for (int k = 0, n = keys.size(); k < n; k++) {
+        int n = keys.size();
+        index.ensureCapacity(n + n / 8);
+        HeapHistoryKeys.HistoryState[] order = new HeapHistoryKeys.HistoryState[n];
+        for (int k = 0; k < n; k++) {
             HistoryKeys.Entry e = keys.get(k);
             int last = e.last();
             HeapHistoryKeys.HistoryState s = (HeapHistoryKeys.HistoryState) index.restore(e.key(), e.live(), e.createRevision(),
                     a.revision(last), e.version(), e.lease(), e.valueOffset(), e.valueLength(), a.offset(last));
             s.last = last;
             s.count = e.count();
+            order[k] = s;
         }
+        return order;
     }
 
     /** {@code wal} (a WAL file) replayed from where its saved history ended ({@code resume}): only the bytes it grew by are read. */

@@ -1,6 +1,5 @@
 package dev.walkit.format.replay;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -33,6 +32,14 @@ public final class KeyIndex {
     /** An index whose states {@code newState} makes from a key (a tool's own kind of {@link KeyState}). */
     public KeyIndex(Function<byte[], ? extends KeyState> newState) {
         this.newState = newState;
+    }
+
+    /** Room for {@code n} keys without growing (a replay resumed with its keys restored: one table, no rehash). */
+    public void ensureCapacity(int n) {
+        int want = hashes.length;
+        while ((long) n * 2 > want) want *= 2;
+        if (want == hashes.length) return;
+        while (hashes.length < want) grow();
     }
 
     /** 32-bit hash of the key bytes, never 0 (0 marks an empty slot): {@link KeyTable#hash}, the one key hash. */

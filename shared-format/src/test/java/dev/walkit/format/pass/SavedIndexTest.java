@@ -172,7 +172,15 @@ class SavedIndexTest {
                     assertEquals(cut, x.resumedFrom(), "read from the saved end on");
                     assertEquals(expected, HistoryDump.of(x), "cut at " + cut);
                 }
-                assertTrue(open(wal), "its new index, saved");
+                // Its new index is saved when the growth was large (an eighth of the file); else the next open goes on
+                // from the same saved end again.
+                if (log.length - cut > log.length / 8) {
+                    assertTrue(open(wal), "its new index, saved");
+                } else {
+                    try (StoreHistory x = Pass.history(wal, null, cache())) {
+                        assertEquals(cut, x.resumedFrom(), "a small growth: the saved index kept");
+                    }
+                }
             }
         }
         assertTrue(tries >= 10, "cases: " + tries);
