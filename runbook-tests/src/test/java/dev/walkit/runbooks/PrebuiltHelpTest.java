@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The help that bin/TOOL --help prints without loading picocli (rendered into each tool's jar at build
- * time) is, byte for byte, what picocli prints: for every command and subcommand, plain and coloured.
+ * The help that bin/TOOL --help prints without loading picocli (rendered unwrapped into each tool's jar at build
+ * time, wrapped when printed) is, byte for byte, what picocli prints: for every command and subcommand, plain and coloured.
  */
 class PrebuiltHelpTest {
     @ParameterizedTest
@@ -34,7 +34,9 @@ class PrebuiltHelpTest {
             for (CommandLine.Help.Ansi ansi : new CommandLine.Help.Ansi[] {CommandLine.Help.Ansi.OFF, CommandLine.Help.Ansi.ON}) {
                 byte[] text = FastStart.help(name, ansi == CommandLine.Help.Ansi.ON);
                 assertNotNull(text, "no prebuilt help for " + name + " (ansi " + ansi + ")");
-                assertEquals(cl.getUsageMessage(ansi), new String(text, StandardCharsets.UTF_8), name + " (ansi " + ansi + ")");
+                // Prebuilt unwrapped, wrapped where it is printed (to the terminal's width; 80 here, as picocli's here).
+                assertEquals(cl.getUsageMessage(ansi), dev.walkit.cli.HelpWrap.wrap(new String(text, StandardCharsets.UTF_8), dev.walkit.cli.HelpWrap.DEFAULT),
+                        name + " (ansi " + ansi + ")");
             }
             List<String> args = new ArrayList<>();
             for (CommandLine c = cl; c.getParent() != null; c = c.getParent()) args.add(0, c.getCommandName());

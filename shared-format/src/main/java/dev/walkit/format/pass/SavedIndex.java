@@ -28,7 +28,7 @@ import java.util.zip.CRC32C;
  * replay is a pure function of the file's bytes, so its keys, applied records and account are saved once, in the user's
  * cache (never beside the evidence), and mapped at the next open instead of replaying the file again.
  *
- * <p>An index names its file by identity: device, inode, size, modification and change times (the change time moves on
+ * <p>An index names its file by identity: its real path, device, inode, size, modification and change times (the change time moves on
  * every write and cannot be set back by a user: a byte changed in the middle is noticed through it even when the
  * modification time is restored), and a CRC-32C of the file's first and last MiB. Its body carries a CRC-32C of its
  * own. An index whose identity differs (the file changed, was cut or grew), whose CRC fails or whose magic or version
@@ -38,7 +38,8 @@ import java.util.zip.CRC32C;
  *   header (128 bytes): magic "WKINDEX1", version, format (0 v2, 1 v1), dev, ino, size, mtime ns, ctime ns,
  *                       CRC of the first MiB, of the last MiB, body length, CRC of the body up to the blob, of the blob,
  *                       the sections' positions
- *   meta               the replay's facts and account ({@link AccountCodec}), length first
+ *   meta               length first; the file's real path (writeUTF), the replay's facts, account and checkpoint
+ *                      ({@link AccountCodec})
  *   applied            records, transactions (4 each), the offsets' and revisions' positions (8 each), then:
  *   offsets, revisions per chunk of 2^20 records: base (8), wide (4), count (4), data position (8); then the data:
  *                      ints of difference from the base, or longs where the chunk is wide
@@ -52,7 +53,7 @@ import java.util.zip.CRC32C;
  */
 public final class SavedIndex {
     static final byte[] MAGIC = "WKINDEX1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     static final int HEADER = 128;
     private static final int ENDS = 1 << 20;
     static final int KEY_ENTRY = 56;
@@ -65,7 +66,7 @@ public final class SavedIndex {
     }
 
     /** A file as the index knows it: its identity when it was read. */
-    record Identity(long dev, long ino, long size, long mtime, long ctime, int headCrc, int tailCrc) {
+    record Identity(long dev, long ino, long size, long mtime, long ctime, int headCrc, int tailCrc, String path) {
         static Identity of(Path file) throws IOException {
             java.util.Map<String, Object> a = Files.readAttributes(file, "unix:dev,ino,size,lastModifiedTime,ctime");
             long size = (Long) a.get("size");
@@ -76,7 +77,7 @@ public final class SavedIndex {
                 tail = crc(ch, Math.max(0, size - ENDS), (int) Math.min(ENDS, size));
             }
             return new Identity((Long) a.get("dev"), (Long) a.get("ino"), size, nanos((FileTime) a.get("lastModifiedTime")),
-                    nanos((FileTime) a.get("ctime")), head, tail);
+                    nanos((FileTime) a.get("ctime")), head, tail, file.toRealPath().toString());
         }
 
         private static long nanos(FileTime t) {
@@ -134,7 +135,14 @@ public final class SavedIndex {
             byte[] magic = new byte[MAGIC.length];
             b.get(0, magic);
             if (!java.util.Arrays.equals(magic, MAGIC) || b.getInt(8) != VERSION) return refuse(cache, idx, "not an index of this version");
-            Identity saved = new Identity(b.getLong(16), b.getLong(24), b.getLong(32), b.getLong(40), b.getLong(48), b.getInt(56), b.getInt(60));
+            int meta = (int) b.getLong(80);
+            if (meta != HEADER || meta + 4 > length) return refuse(cache, idx, "damaged (its sections are out of place)");
+            // The file indexed, by its real path: an inode the file system gave another file since (a log deleted, a new
+            // one made) is not this file's index, nor stale news of it: replaced without a word.
+            String savedPath = pathAt(b, meta + 4, (int) length);
+            if (savedPath == null || !savedPath.equals(id.path)) return null;
+            Identity saved = new Identity(b.getLong(16), b.getLong(24), b.getLong(32), b.getLong(40), b.getLong(48), b.getInt(56), b.getInt(60),
+                    savedPath);
             String differs = saved.differs(id);
             // A file that grew is gone on with from its saved end when that end was healthy and the bytes before it are
             // the ones indexed (the CRC-32C of its first and of its then last MiB): only what it grew by is read.
@@ -142,7 +150,6 @@ public final class SavedIndex {
             if (differs != null && !(grew && saved.sameStart(wal))) return refuse(cache, idx, differs);
             long bodyLength = b.getLong(64);
             if (bodyLength != length - HEADER) return refuse(cache, idx, "damaged (its length is not what its header says)");
-            int meta = (int) b.getLong(80);
             int keys = (int) b.getLong(88);
             int blob = (int) b.getLong(96);
             int applied = (int) b.getLong(104);
@@ -154,6 +161,7 @@ public final class SavedIndex {
             byte[] metaBytes = new byte[b.getInt(meta)];
             b.get(meta + 4, metaBytes);
             DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(metaBytes));
+            in.readUTF(); // the path, read above
             StoreHistory.Facts facts = AccountCodec.readFacts(in);
             Account account = AccountCodec.read(in);
             dev.walkit.format.replay.Replayer.Checkpoint checkpoint = AccountCodec.readCheckpoint(in);
@@ -177,6 +185,20 @@ public final class SavedIndex {
             }
         } catch (IOException | RuntimeException e) {
             return refuse(cache, idx, "unreadable (" + e.getMessage() + ")");
+        }
+    }
+
+    /** The path written first in the meta section at {@code at} (writeUTF's form), or null when it does not fit. */
+    private static String pathAt(ByteBuffer b, int at, int limit) {
+        if (at + 2 > limit) return null;
+        int n = (Byte.toUnsignedInt(b.get(at)) << 8) | Byte.toUnsignedInt(b.get(at + 1)); // writeUTF's length: big-endian
+        if (at + 2 + n > limit) return null;
+        byte[] utf = new byte[2 + n];
+        b.get(at, utf);
+        try {
+            return new DataInputStream(new java.io.ByteArrayInputStream(utf)).readUTF();
+        } catch (IOException e) {
+            return null;
         }
     }
 
@@ -266,6 +288,7 @@ public final class SavedIndex {
         AppliedRecords applied = (AppliedRecords) h.applied();
         ByteArrayOutputStream metaBytes = new ByteArrayOutputStream();
         DataOutputStream meta = new DataOutputStream(metaBytes);
+        meta.writeUTF(id.path);
         AccountCodec.writeFacts(meta, h.facts());
         AccountCodec.write(meta, h.replayedAccount());
         AccountCodec.writeCheckpoint(meta, h.checkpoint());

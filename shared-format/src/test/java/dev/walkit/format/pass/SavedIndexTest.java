@@ -212,6 +212,21 @@ class SavedIndexTest {
         }
     }
 
+    /** A log deleted and another made where its inode was reused: the index is not this file's, and says nothing. */
+    @Test
+    void anIndexOfAnotherFileOnTheSameInodeIsReplacedWithoutAWord() throws IOException {
+        Path wal = sample();
+        assertFalse(open(wal));
+        Object ino = Files.getAttribute(wal, "unix:ino");
+        // Another path to the same inode stands in for a reused one: the index names its file by its real path.
+        Path other = dir.resolve("other.wal");
+        Files.move(wal, other);
+        assertEquals(ino, Files.getAttribute(other, "unix:ino"));
+        assertFalse(open(other), "read whole");
+        assertEquals(List.of(), said, "nothing said of another file's index");
+        assertTrue(open(other), "its own index now");
+    }
+
     @Test
     void aCorruptedIndexIsNotUsed() throws IOException {
         Path wal = sample();
