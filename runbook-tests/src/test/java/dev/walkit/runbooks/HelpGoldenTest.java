@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Every command's {@code --help}, word for word, against {@code docs/help/COMMAND.txt} (so that a change to what a
+ * Every command's {@code --help}, word for word, against {@code docs/help/COMMAND.txt} (and wrapped to any width at
+ * spaces: {@link #assertWrapsAtSpaces}) (so that a change to what a
  * tool says shows in review; {@code -Dgolden.update=true} rewrites them), and what help must not do: a description
  * that stops mid-sentence, or a tool that reads every store described as reading a WAL only.
  */
@@ -38,6 +39,7 @@ class HelpGoldenTest {
             }
             assertTrue(Files.exists(golden), golden + " is missing: run with -Dgolden.update=true and review it");
             assertEquals(Files.readString(golden), text, name + " --help (docs/help/" + name + ".txt)");
+            assertWrapsAtSpaces(cl, name);
             // A command's summary (its first line, what the parent's command list shows) is a whole sentence.
             String[] lines = cl.getCommandSpec().usageMessage().description();
             if (lines.length > 0 && !name.endsWith("generate-completion")) {
@@ -59,28 +61,20 @@ class HelpGoldenTest {
      * The help the launcher prints without picocli (rendered unwrapped at build time, wrapped at run time) is the golden
      * at 80 columns, and at any terminal width every line fits and no word is split.
      */
-    @ParameterizedTest
-    @ValueSource(strings = {"dev.walkit.verify.WalVerify", "dev.walkit.doctor.WalDoctor", "dev.walkit.recover.WalRecover",
-            "dev.walkit.migrate.WalMigrate"})
-    void helpWrapsToAnyWidthAtSpaces(String mainClass) throws Exception {
-        List<CommandLine> all = new ArrayList<>();
-        collect(DocGen.commandLine(mainClass), all);
-        for (CommandLine cl : all) {
-            String name = cl.getCommandSpec().qualifiedName("-");
-            System.setProperty(dev.walkit.cli.HelpWrap.UNWRAPPED, "true");
-            String unwrapped;
-            try {
-                unwrapped = cl.getUsageMessage(CommandLine.Help.Ansi.OFF);
-            } finally {
-                System.clearProperty(dev.walkit.cli.HelpWrap.UNWRAPPED);
-            }
-            assertEquals(Files.readString(DIR.resolve(name + ".txt")), dev.walkit.cli.HelpWrap.wrap(unwrapped, 80), name + ": the prebuilt help at 80 columns");
-            for (int width : new int[] {48, 64, 100, 160}) {
-                String w = dev.walkit.cli.HelpWrap.wrap(unwrapped, width);
-                assertEquals(List.of(unwrapped.strip().split("\\s+")), List.of(w.strip().split("\\s+")), name + " at " + width + ": a word split or lost");
-                for (String line : w.lines().toList()) {
-                    assertTrue(line.length() <= width || !line.strip().contains(" "), name + " at " + width + ": «" + line + "»");
-                }
+    private static void assertWrapsAtSpaces(CommandLine cl, String name) throws Exception {
+        System.setProperty(dev.walkit.cli.HelpWrap.UNWRAPPED, "true");
+        String unwrapped;
+        try {
+            unwrapped = cl.getUsageMessage(CommandLine.Help.Ansi.OFF);
+        } finally {
+            System.clearProperty(dev.walkit.cli.HelpWrap.UNWRAPPED);
+        }
+        assertEquals(Files.readString(DIR.resolve(name + ".txt")), dev.walkit.cli.HelpWrap.wrap(unwrapped, 80), name + ": the prebuilt help at 80 columns");
+        for (int width : new int[] {48, 64, 100, 160}) {
+            String w = dev.walkit.cli.HelpWrap.wrap(unwrapped, width);
+            assertEquals(List.of(unwrapped.strip().split("\\s+")), List.of(w.strip().split("\\s+")), name + " at " + width + ": a word split or lost");
+            for (String line : w.lines().toList()) {
+                assertTrue(line.length() <= width || !line.strip().contains(" "), name + " at " + width + ": «" + line + "»");
             }
         }
     }
