@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A saved index answers as a full read does, on every corpus log (the fixtures, generated clean and compacted logs,
  * every kind of damage at the start, middle and end, every rule break): the account field by field and every answer
  * the shell and serve ask. The one-shot commands save and use it, and --no-index leaves it alone; an etcd db and a kine
- * db are read whole every time (their history is a private WAL form made at each open) and answer alike either way.
+ * db are indexed too, their WAL form kept beside the index.
  */
 class SavedIndexParityTest {
     @TempDir
@@ -98,25 +98,45 @@ class SavedIndexParityTest {
         assertEquals("", WalDoctorTest.run("stats", wal.toString()).err());
     }
 
+    /**
+     * An etcd db and a kine db (its -wal beside it) are indexed too: their history is of the WAL form made at the first
+     * open, kept beside the index; the second open maps both and answers alike, the store's own facts included (an etcd
+     * db's leases and compact revision, kine's rows). A db written since, or kine's -wal changed, is read whole again.
+     */
     @Test
-    void anEtcdDbAndAKineDbAnswerAlikeAndAreReadWhole() throws IOException {
+    void anEtcdDbAndAKineDbAreIndexedToo() throws IOException {
+        Path etcd = dir.resolve("snapshot.db");
+        Files.copy(Fixtures.path("etcd/snapshot.db"), etcd);
         Path kine = dir.resolve("state.db");
         new dev.walkit.testdata.KineDbGenerator(dev.walkit.testdata.KineDbGenerator.Options.of(3, 200)).write(kine);
-        for (Path store : List.of(Fixtures.path("etcd/snapshot.db"), kine)) {
+        for (Path store : List.of(etcd, kine)) {
             String whole;
             try (StoreHistory x = Pass.history(store, null)) {
-                whole = HistoryDump.of(x);
+                whole = HistoryDump.of(x) + x.source().etcd() + x.source().kine();
             }
             List<String> said = new ArrayList<>();
             SavedIndex.Cache cache = new SavedIndex.Cache(dir.resolve("cache"), said::add);
-            for (int i = 0; i < 2; i++) {
+            for (boolean indexed : new boolean[] {false, true, true}) {
                 try (StoreHistory x = Pass.history(store, null, cache)) {
-                    assertFalse(x.indexed());
-                    assertEquals(whole, HistoryDump.of(x));
+                    assertEquals(indexed, x.indexed(), store + (indexed ? ": mapped" : ": read whole"));
+                    assertEquals(whole, HistoryDump.of(x) + x.source().etcd() + x.source().kine(), store.toString());
                 }
             }
-            assertFalse(Files.exists(dir.resolve("cache")), "no index of a db");
             assertEquals(List.of(), said);
+            assertTrue(Files.exists(dir.resolve("cache").resolve(formName(store))),
+                    "the WAL form kept beside the index");
         }
+        // kine's committed transactions in its -wal: another history; the index is not used.
+        Path sideWal = kine.resolveSibling("state.db-wal");
+        Files.write(sideWal, new byte[0]);
+        List<String> said = new ArrayList<>();
+        try (StoreHistory x = Pass.history(kine, null, new SavedIndex.Cache(dir.resolve("cache"), said::add))) {
+            assertFalse(x.indexed());
+        }
+        assertTrue(said.size() == 1 && said.get(0).contains("not used: its -wal changed"), said.toString());
+    }
+
+    private static String formName(Path store) throws IOException {
+        return Long.toHexString((Long) Files.getAttribute(store, "unix:dev")) + "-" + Long.toHexString((Long) Files.getAttribute(store, "unix:ino")) + ".wal";
     }
 }

@@ -166,6 +166,95 @@ final class AccountCodec {
                 maxLease, p);
     }
 
+    /** What was opened: the store's kind and file, an etcd db's own facts, kine's summary, the store as the account names it. */
+    static void writeSource(DataOutput o, StoreHistory.Source s) throws IOException {
+        o.writeUTF(s.kind().name());
+        writeString(o, s.file().toString());
+        StoreHistory.EtcdFacts e = s.etcd();
+        o.writeBoolean(e != null);
+        if (e != null) {
+            dev.walkit.format.bbolt.BoltMeta m = e.meta();
+            o.writeBoolean(m != null);
+            if (m != null) {
+                o.writeInt(m.slot());
+                o.writeLong(m.offset());
+                o.writeInt(m.magic());
+                o.writeInt(m.version());
+                o.writeInt(m.pageSize());
+                o.writeLong(m.rootPage());
+                o.writeLong(m.freelist());
+                o.writeLong(m.highWater());
+                o.writeLong(m.txid());
+                o.writeLong(m.checksum());
+                o.writeLong(m.computedChecksum());
+                writeString(o, m.problem());
+            }
+            o.writeLong(e.compactRevision());
+            o.writeLong(e.consistentIndex());
+            o.writeInt(e.leases().size());
+            for (Map.Entry<Long, Long> l : e.leases().entrySet()) {
+                o.writeLong(l.getKey());
+                o.writeLong(l.getValue());
+            }
+            o.writeInt(e.damage().size());
+            for (dev.walkit.format.bbolt.BoltDamage d : e.damage()) {
+                o.writeLong(d.page());
+                o.writeLong(d.offset());
+                writeString(o, d.detail());
+            }
+            dev.walkit.format.etcd.EtcdDbWal.Summary u = e.summary();
+            o.writeLong(u.revisions());
+            o.writeLong(u.transactions());
+            o.writeLong(u.snapshotKeys());
+            o.writeLong(u.compactRevision());
+            o.writeLong(u.lastRevision());
+        }
+        dev.walkit.format.kine.KineHistoryWal.Summary k = s.kine();
+        o.writeBoolean(k != null);
+        if (k != null) {
+            o.writeLong(k.rows());
+            o.writeLong(k.compactRevision());
+            o.writeLong(k.snapshotKeys());
+            o.writeLong(k.lastRevision());
+            o.writeInt(k.unreadable().size());
+            for (String u : k.unreadable()) writeString(o, u);
+        }
+        o.writeBoolean(s.store() != null);
+        if (s.store() != null) writeStore(o, s.store());
+    }
+
+    static StoreHistory.Source readSource(DataInput in) throws IOException {
+        Store.Kind kind = Store.Kind.valueOf(in.readUTF());
+        Path file = Path.of(readString(in));
+        StoreHistory.EtcdFacts etcd = null;
+        if (in.readBoolean()) {
+            dev.walkit.format.bbolt.BoltMeta meta = in.readBoolean() ? new dev.walkit.format.bbolt.BoltMeta(in.readInt(), in.readLong(), in.readInt(),
+                    in.readInt(), in.readInt(), in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readLong(), in.readLong(), readString(in))
+                    : null;
+            long compact = in.readLong();
+            long consistent = in.readLong();
+            Map<Long, Long> leases = new TreeMap<>();
+            for (int i = 0, n = count(in); i < n; i++) leases.put(in.readLong(), in.readLong());
+            List<dev.walkit.format.bbolt.BoltDamage> damage = new ArrayList<>();
+            for (int i = 0, n = count(in); i < n; i++) damage.add(new dev.walkit.format.bbolt.BoltDamage(in.readLong(), in.readLong(), readString(in)));
+            dev.walkit.format.etcd.EtcdDbWal.Summary sum = new dev.walkit.format.etcd.EtcdDbWal.Summary(in.readLong(), in.readLong(), in.readLong(),
+                    in.readLong(), in.readLong());
+            etcd = new StoreHistory.EtcdFacts(meta, compact, consistent, leases, damage, sum);
+        }
+        dev.walkit.format.kine.KineHistoryWal.Summary kine = null;
+        if (in.readBoolean()) {
+            long rows = in.readLong();
+            long compact = in.readLong();
+            long snapshot = in.readLong();
+            long last = in.readLong();
+            List<String> unreadable = new ArrayList<>();
+            for (int i = 0, n = count(in); i < n; i++) unreadable.add(readString(in));
+            kine = new dev.walkit.format.kine.KineHistoryWal.Summary(rows, compact, snapshot, last, unreadable);
+        }
+        Store store = in.readBoolean() ? readStore(in) : null;
+        return new StoreHistory.Source(kind, file, etcd, kine, store);
+    }
+
     private static void writeStore(DataOutput o, Store s) throws IOException {
         o.writeUTF(s.kind().name());
         writeString(o, s.path() == null ? null : s.path().toString());

@@ -176,13 +176,13 @@ public final class Pass {
      * a WAL whose saved index is there and still its own is mapped, not read; otherwise it is read whole (why the index
      * was not used is said in one line) and its index saved on a thread of its own once the caller's first answer is out
      * ({@link StoreHistory#startSaving}; {@link StoreHistory#close} at the latest, which waits for it). An etcd db's or
-     * kine db's history is read as without a cache.
+     * kine db's index keeps the WAL form its history is of beside it.
      */
     public static StoreHistory history(Path path, java.util.function.LongConsumer progress, SavedIndex.Cache cache) throws IOException {
         Input in = input(path);
-        if (cache == null || !in.isWal()) return StoreHistory.load(path, progress);
-        SavedIndex.Identity id = SavedIndex.Identity.of(in.file());
-        StoreHistory saved = SavedIndex.open(in.file(), id, cache);
+        if (cache == null) return StoreHistory.load(path, progress);
+        SavedIndex.Identity id = SavedIndex.Identity.of(in.file(), in.kind());
+        StoreHistory saved = SavedIndex.open(in, id, cache);
         if (saved != null) {
             // A file that grew was read from its saved end on. Its new index is saved once the growth read is large (an
             // eighth of the file, or 256 MiB): the saved one still covers the part before, and saving costs more than

@@ -28,6 +28,9 @@ import java.util.zip.CRC32C;
  * replay is a pure function of the file's bytes, so its keys, applied records and account are saved once, in the user's
  * cache (never beside the evidence), and mapped at the next open instead of replaying the file again.
  *
+ * <p>Any store: a WAL's history is its own file's; an etcd db's or kine db's is of the WAL form made at its first open,
+ * kept beside the index ({@code DEV-INO.wal}; kine's identity takes in its {@code -wal}).
+ *
  * <p>An index names its file by identity: its real path, device, inode, size, modification and change times (the change time moves on
  * every write and cannot be set back by a user: a byte changed in the middle is noticed through it even when the
  * modification time is restored), and a CRC-32C of the file's first and last MiB. Its body carries a CRC-32C of its
@@ -53,7 +56,7 @@ import java.util.zip.CRC32C;
  */
 public final class SavedIndex {
     static final byte[] MAGIC = "WKINDEX1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     static final int HEADER = 128;
     private static final int ENDS = 1 << 20;
     static final int KEY_ENTRY = 56;
@@ -66,8 +69,9 @@ public final class SavedIndex {
     }
 
     /** A file as the index knows it: its identity when it was read. */
-    record Identity(long dev, long ino, long size, long mtime, long ctime, int headCrc, int tailCrc, String path) {
-        static Identity of(Path file) throws IOException {
+    record Identity(long dev, long ino, long size, long mtime, long ctime, int headCrc, int tailCrc, String path, long companion) {
+        /** {@code file} now; for kine's state.db, its {@code -wal} beside it too ({@link #companion}). */
+        static Identity of(Path file, Store.Kind kind) throws IOException {
             java.util.Map<String, Object> a = Files.readAttributes(file, "unix:dev,ino,size,lastModifiedTime,ctime");
             long size = (Long) a.get("size");
             int head;
@@ -77,7 +81,22 @@ public final class SavedIndex {
                 tail = crc(ch, Math.max(0, size - ENDS), (int) Math.min(ENDS, size));
             }
             return new Identity((Long) a.get("dev"), (Long) a.get("ino"), size, nanos((FileTime) a.get("lastModifiedTime")),
-                    nanos((FileTime) a.get("ctime")), head, tail, file.toRealPath().toString());
+                    nanos((FileTime) a.get("ctime")), head, tail, file.toRealPath().toString(), kind == Store.Kind.KINE ? companion(file) : 0);
+        }
+
+        /**
+         * SQLite's {@code -wal} beside kine's state.db as one number (its inode, size and times; 0 when there is none):
+         * committed transactions live there until a checkpoint, so the db's history changes with it.
+         */
+        private static long companion(Path db) throws IOException {
+            Path wal = db.resolveSibling(db.getFileName() + "-wal");
+            if (!Files.exists(wal)) return 0;
+            java.util.Map<String, Object> a = Files.readAttributes(wal, "unix:ino,size,lastModifiedTime,ctime");
+            long h = (Long) a.get("ino");
+            h = h * 31 + (Long) a.get("size");
+            h = h * 31 + nanos((FileTime) a.get("lastModifiedTime"));
+            h = h * 31 + nanos((FileTime) a.get("ctime"));
+            return h == 0 ? 1 : h;
         }
 
         private static long nanos(FileTime t) {
@@ -111,6 +130,7 @@ public final class SavedIndex {
             if (now.size > size) return "the file grew (" + size + " bytes when indexed, " + now.size + " now)";
             if (mtime != now.mtime || ctime != now.ctime) return "the file was written since (its times changed)";
             if (headCrc != now.headCrc || tailCrc != now.tailCrc) return "the file's first or last MiB changed";
+            if (companion != now.companion) return "its -wal changed (SQLite's committed transactions beside it)";
             return null;
         }
     }
@@ -120,11 +140,17 @@ public final class SavedIndex {
         return dir.resolve(Long.toHexString(id.dev) + "-" + Long.toHexString(id.ino) + ".idx");
     }
 
+    /** The WAL form an etcd db's or kine db's index is of, kept beside it: the history's values are read from it. */
+    static Path formOf(Path dir, Identity id) {
+        return dir.resolve(Long.toHexString(id.dev) + "-" + Long.toHexString(id.ino) + ".wal");
+    }
+
     /**
      * The history of the WAL {@code wal} from its saved index in {@code cache}, or null (said why to the cache's
      * listener, unless there was none) when there is no usable one.
      */
-    static StoreHistory open(Path wal, Identity id, Cache cache) {
+    static StoreHistory open(Pass.Input in, Identity id, Cache cache) {
+        Path wal = in.file();
         Path idx = fileOf(cache.dir(), id);
         if (!Files.exists(idx)) return null;
         try (FileChannel ch = FileChannel.open(idx, StandardOpenOption.READ)) {
@@ -142,11 +168,11 @@ public final class SavedIndex {
             String savedPath = pathAt(b, meta + 4, (int) length);
             if (savedPath == null || !savedPath.equals(id.path)) return null;
             Identity saved = new Identity(b.getLong(16), b.getLong(24), b.getLong(32), b.getLong(40), b.getLong(48), b.getInt(56), b.getInt(60),
-                    savedPath);
+                    savedPath, b.getLong(112));
             String differs = saved.differs(id);
             // A file that grew is gone on with from its saved end when that end was healthy and the bytes before it are
             // the ones indexed (the CRC-32C of its first and of its then last MiB): only what it grew by is read.
-            boolean grew = differs != null && saved.dev == id.dev && saved.ino == id.ino && id.size > saved.size;
+            boolean grew = in.isWal() && differs != null && saved.dev == id.dev && saved.ino == id.ino && id.size > saved.size;
             if (differs != null && !(grew && saved.sameStart(wal))) return refuse(cache, idx, differs);
             long bodyLength = b.getLong(64);
             if (bodyLength != length - HEADER) return refuse(cache, idx, "damaged (its length is not what its header says)");
@@ -160,25 +186,35 @@ public final class SavedIndex {
             WalFormat format = b.getInt(12) == 1 ? WalFormat.V1 : WalFormat.V2;
             byte[] metaBytes = new byte[b.getInt(meta)];
             b.get(meta + 4, metaBytes);
-            DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(metaBytes));
-            in.readUTF(); // the path, read above
-            StoreHistory.Facts facts = AccountCodec.readFacts(in);
-            Account account = AccountCodec.read(in);
-            dev.walkit.format.replay.Replayer.Checkpoint checkpoint = AccountCodec.readCheckpoint(in);
+            DataInputStream fields = new DataInputStream(new java.io.ByteArrayInputStream(metaBytes));
+            fields.readUTF(); // the path, read above
+            StoreHistory.Facts facts = AccountCodec.readFacts(fields);
+            Account account = AccountCodec.read(fields);
+            dev.walkit.format.replay.Replayer.Checkpoint checkpoint = AccountCodec.readCheckpoint(fields);
+            StoreHistory.Source source = AccountCodec.readSource(fields);
+            long formSize = fields.readLong();
+            if (source.kind() != in.kind()) return refuse(cache, idx, "it is of another kind of store");
             if (grew && (checkpoint == null || format != WalFormat.V2)) {
                 return refuse(cache, idx, differs + "; its indexed part did not end healthy");
             }
             int keyCount = b.getInt(keys);
             MappedHistory.Keys k = new MappedHistory.Keys(b, keys + 8, keyCount, blob);
             MappedHistory.Applied a = MappedHistory.Applied.at(b, applied);
-            WalFile f = WalFile.open(wal, RecordLayout.DEFAULT_MAX_REC_LEN);
+            // An etcd db's or kine db's history is its WAL form's, kept beside the index.
+            Path form = in.isWal() ? wal : formOf(cache.dir(), id);
+            if (!in.isWal() && (!Files.isRegularFile(form) || Files.size(form) != formSize)) {
+                return refuse(cache, idx, "the store's WAL form beside it is missing or not whole");
+            }
+            WalFile f = WalFile.open(form, RecordLayout.DEFAULT_MAX_REC_LEN);
             try {
-                if (f.size() != id.size) {
+                if (in.isWal() && f.size() != id.size) {
                     f.close();
                     return refuse(cache, idx, "the file changed while it was opened");
                 }
                 if (grew) return StoreHistory.resumed(wal, f, new StoreHistory.Resume(k, a, checkpoint, account, saved.size));
-                return new StoreHistory(new StoreHistory.Source(Store.Kind.WAL, wal, null, null, null), wal, f, format, k, a, facts, account);
+                StoreHistory.Source named = in.isWal() ? new StoreHistory.Source(Store.Kind.WAL, wal, null, null, null)
+                        : new StoreHistory.Source(source.kind(), wal, source.etcd(), source.kine(), source.store());
+                return new StoreHistory(named, wal, f, format, k, a, facts, account);
             } catch (IOException | RuntimeException e) {
                 f.close();
                 throw e;
@@ -226,6 +262,7 @@ public final class SavedIndex {
             removeAbandoned(dir);
             tmp = Files.createTempFile(dir, TMP_PREFIX, ".tmp");
             failpoint();
+            if (!h.source().isWal()) keepForm(h.file().path(), formOf(dir, id));
             write(h, id, tmp);
             Path target = fileOf(dir, id);
             try {
@@ -248,6 +285,26 @@ public final class SavedIndex {
     }
 
     private static final String TMP_PREFIX = ".index-";
+
+    /**
+     * Keeps an etcd db's or kine db's private WAL form (deleted when its history closes) as {@code form}, beside the index
+     * written after it: a hard link where the two are on one file system, else a copy; renamed into place whole.
+     */
+    private static void keepForm(Path privateForm, Path form) throws IOException {
+        Path tmp = form.resolveSibling(TMP_PREFIX + form.getFileName() + ".tmp");
+        Files.deleteIfExists(tmp);
+        try {
+            Files.createLink(tmp, privateForm);
+        } catch (IOException | UnsupportedOperationException e) {
+            Files.copy(privateForm, tmp, StandardCopyOption.REPLACE_EXISTING);
+        }
+        try {
+            Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system
+        }
+        Files.move(tmp, form, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
 
     /**
      * A failpoint, as etcd's gofail ones: {@code -Dwalkit.failpoint.indexSaveDelayMs=N} holds each save N ms before it
@@ -292,6 +349,8 @@ public final class SavedIndex {
         AccountCodec.writeFacts(meta, h.facts());
         AccountCodec.write(meta, h.replayedAccount());
         AccountCodec.writeCheckpoint(meta, h.checkpoint());
+        AccountCodec.writeSource(meta, h.source());
+        meta.writeLong(h.file().size());
         meta.flush();
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
              Out o = new Out(ch, HEADER)) {
@@ -345,7 +404,7 @@ public final class SavedIndex {
                 hdr.put(MAGIC).putInt(VERSION).putInt(h.format() == WalFormat.V1 ? 1 : 0);
                 hdr.putLong(id.dev).putLong(id.ino).putLong(id.size).putLong(id.mtime).putLong(id.ctime).putInt(id.headCrc).putInt(id.tailCrc);
                 hdr.putLong(end - HEADER).putInt(o.crc()).putInt(blob.crc());
-                hdr.putLong(metaAt).putLong(keysAt).putLong(blobAt).putLong(appliedAt);
+                hdr.putLong(metaAt).putLong(keysAt).putLong(blobAt).putLong(appliedAt).putLong(id.companion);
                 hdr.flip();
                 while (hdr.hasRemaining()) ch.write(hdr, hdr.position());
             }

@@ -92,6 +92,8 @@ public final class StoreHistory implements Closeable, Tallies {
     private final AppliedColumns applied;
     /** What the replay ended with: its revision, compact revision, leases and finding counts. */
     private final Facts facts;
+    /** The file is another store's WAL form made for this history alone (deleted at close); not a saved index's. */
+    private final boolean privateForm;
     /** Where the replay stopped with nothing pending, or null ({@link #checkpoint()}). */
     private final Replayer.Checkpoint checkpoint;
     private final long resumedFrom;
@@ -138,6 +140,7 @@ public final class StoreHistory implements Closeable, Tallies {
     private StoreHistory(Source source, Path walPath, WalFile file, LongConsumer progress, Resume resume) throws IOException {
         this.source = source;
         this.file = file;
+        this.privateForm = !source.isWal();
         ReaderOptions ro = ReaderOptions.defaults();
         // What walverify calls not a WAL, every waldoctor command does too.
         // Another store's WAL form is empty when the store holds no revision it could read: that is no WAL error.
@@ -235,6 +238,7 @@ public final class StoreHistory implements Closeable, Tallies {
                  Account replayed) {
         this.checkpoint = null;
         this.resumedFrom = -1;
+        this.privateForm = false;
         this.source = source;
         this.file = file;
         this.format = format;
@@ -793,7 +797,7 @@ public final class StoreHistory implements Closeable, Tallies {
         try {
             file.close();
         } finally {
-            if (!source.isWal()) {
+            if (privateForm) {
                 java.nio.file.Files.deleteIfExists(file.path());
                 java.nio.file.Files.deleteIfExists(file.path().getParent());
             }
