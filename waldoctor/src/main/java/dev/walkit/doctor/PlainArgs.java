@@ -11,8 +11,8 @@ import java.nio.file.Path;
  * {@code --write-out F}, {@code --write-out=F}, {@code --json}, {@code --no-hash}, {@code --report FILE},
  * {@code --report=FILE} and one PATH, each at most once. Anything else (another command, another spelling, a repeated option, an unknown value, an
  * {@code @file}, help) gives null: picocli parses it and gives its own answer or error. {@code PlainArgsTest} checks
- * that whatever this accepts, picocli parses to the same options. {@code serve}'s plain forms too ({@link #serve}): a
- * client waits on serve's start.
+ * that whatever this accepts, picocli parses to the same options. {@code serve}'s and {@code shell}'s plain forms too
+ * ({@link #serve}, {@link #shell}): a client waits on serve's start, an operator on the shell's.
  */
 final class PlainArgs {
     private PlainArgs() {
@@ -126,6 +126,31 @@ final class PlainArgs {
         if (listen != null) s.listen = listen;
         if (rev != null) s.rev = Long.parseLong(rev);
         s.noIndex = noIndex;
+        return s;
+    }
+
+    /** {@code shell PATH} with {@code --no-index} and {@code --show-secrets}, each at most once; anything else: null, picocli's. */
+    static WalDoctor.ShellCmd shell(String[] args) {
+        if (args.length < 2 || !args[0].equals("shell")) return null;
+        boolean noIndex = false;
+        boolean secrets = false;
+        String path = null;
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--no-index") && !noIndex) noIndex = true;
+            else if (a.equals("--show-secrets") && !secrets) secrets = true;
+            else if (path == null && plainWord(a)) path = a;
+            else return null;
+        }
+        if (path == null) return null;
+        WalDoctor.ShellCmd s = new WalDoctor.ShellCmd();
+        try {
+            s.path = Path.of(path);
+        } catch (InvalidPathException e) {
+            return null;
+        }
+        s.noIndex = noIndex;
+        s.showSecrets = secrets;
         return s;
     }
 

@@ -58,6 +58,21 @@ public final class WalDoctor implements Callable<Integer> {
             err.flush();
             Cli.exit("waldoctor", code);
         }
+        // The shell's too: a second open of a large store is a third of a second, picocli's model of every command was half of it.
+        ShellCmd shell = PlainArgs.shell(args);
+        if (shell != null) {
+            PrintWriter out = Cli.stdout();
+            PrintWriter err = Cli.stderr();
+            int code;
+            try {
+                code = shell.run(out, err);
+            } catch (RuntimeException e) {
+                code = Cli.internalError("waldoctor shell", e, err);
+            }
+            out.flush();
+            err.flush();
+            Cli.exit("waldoctor", code);
+        }
         // serve's plain forms too: a client waits on its start.
         Serve serve = PlainArgs.serve(args);
         if (serve != null) {
@@ -269,8 +284,11 @@ public final class WalDoctor implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
+            return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
+
+        /** The shell over {@code path}: what picocli and the plain parse ({@link PlainArgs#shell}) call. */
+        int run(PrintWriter out, PrintWriter err) {
             boolean tty = System.console() != null;
             return withIndex("waldoctor shell", path, err, tty, noIndex, x -> {
                 ShellContext ctx = new ShellContext(x, showSecrets);

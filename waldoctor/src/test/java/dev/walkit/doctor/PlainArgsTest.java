@@ -133,4 +133,53 @@ class PlainArgsTest {
         }
         assertFalse(answered < 300, "the generator reached the plain forms only " + answered + " times");
     }
+
+    private static final String[] SHELL_WORDS = {"shell", "--no-index", "--show-secrets", "--help", "-V", "--", "@args", "wal", "/var/lib/store",
+            "-x", "", "--no-index=true"};
+
+    /** What picocli makes of {@code args} for the shell, or null. */
+    private static String picocliShell(String... args) {
+        CommandLine cl = WalDoctor.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
+        try {
+            CommandLine.ParseResult r = cl.parseArgs(args);
+            if (!r.hasSubcommand() || !r.subcommand().commandSpec().name().equals("shell")) return null;
+            CommandLine.ParseResult sub = r.subcommand();
+            if (sub.isUsageHelpRequested() || sub.isVersionHelpRequested()) return null;
+            return describe((WalDoctor.ShellCmd) sub.commandSpec().userObject());
+        } catch (CommandLine.ParameterException e) {
+            return null;
+        }
+    }
+
+    private static String describe(WalDoctor.ShellCmd s) {
+        return "noIndex=" + s.noIndex + " secrets=" + s.showSecrets + " path=" + s.path;
+    }
+
+    @Test
+    void theShellsPlainFormsAreParsedWithoutPicocli() {
+        String[][] plain = {{"shell", "wal"}, {"shell", "--no-index", "wal"}, {"shell", "wal", "--show-secrets", "--no-index"}};
+        for (String[] args : plain) {
+            WalDoctor.ShellCmd s = PlainArgs.shell(args);
+            assertNotNull(s, String.join(" ", args));
+            assertEquals(picocliShell(args), describe(s), String.join(" ", args));
+        }
+        String[][] other = {{"shell"}, {"shell", "wal", "other"}, {"shell", "--help", "wal"}, {"shell", "--no-index", "--no-index", "wal"}, {"shell", "-", "wal"}};
+        for (String[] args : other) assertNull(PlainArgs.shell(args), String.join(" ", args));
+        Random rnd = new Random(4747);
+        int answered = 0;
+        for (int n = 0; n < 5_000; n++) {
+            List<String> args = new ArrayList<>();
+            args.add("shell");
+            int len = rnd.nextInt(5);
+            for (int i = 0; i < len; i++) args.add(SHELL_WORDS[rnd.nextInt(SHELL_WORDS.length)]);
+            String[] a = args.toArray(new String[0]);
+            WalDoctor.ShellCmd s = PlainArgs.shell(a);
+            if (s == null) continue;
+            answered++;
+            String want = picocliShell(a);
+            if (want == null) fail("picocli refuses what the plain parse accepted: " + args);
+            assertEquals(want, describe(s), args.toString());
+        }
+        assertFalse(answered < 300, "the generator reached the plain forms only " + answered + " times");
+    }
 }
