@@ -42,51 +42,36 @@ public final class WalDoctor implements Callable<Integer> {
         if (training != null && !training.isEmpty() && args.length == 2 && args[0].equals("serve")) {
             Cli.exit("waldoctor", CdsTraining.serve(args)); // bin/_cds: what serve's class-data sharing archive covers
         }
-        // The runbooks' `waldoctor diagnose [-w F] PATH` skips building picocli's model of every command (≈ 0.2 s of a
-        // run); anything else, errors included, is picocli's.
-        Diagnose plain = PlainArgs.diagnose(args);
-        if (plain != null) {
-            PrintWriter out = Cli.stdout();
-            PrintWriter err = Cli.stderr();
-            int code;
-            try {
-                code = plain.run(out, err);
-            } catch (RuntimeException e) {
-                code = Cli.internalError("waldoctor diagnose", e, err);
-            }
-            out.flush();
-            err.flush();
-            Cli.exit("waldoctor", code);
-        }
-        // The shell's too: a second open of a large store is a third of a second, picocli's model of every command was half of it.
+        // The command lines an operator or a runbook types most skip building picocli's model of every command (≈ 0.2 s
+        // of a run): `diagnose [-w F] PATH`, `shell PATH` (a second open of a large store is a third of a second) and
+        // serve's (a client waits on its start). Anything else, errors included, is picocli's.
+        Diagnose diagnose = PlainArgs.diagnose(args);
+        if (diagnose != null) runPlain("waldoctor diagnose", diagnose::run);
         ShellCmd shell = PlainArgs.shell(args);
-        if (shell != null) {
-            PrintWriter out = Cli.stdout();
-            PrintWriter err = Cli.stderr();
-            int code;
-            try {
-                code = shell.run(out, err);
-            } catch (RuntimeException e) {
-                code = Cli.internalError("waldoctor shell", e, err);
-            }
-            out.flush();
-            err.flush();
-            Cli.exit("waldoctor", code);
-        }
-        // serve's plain forms too: a client waits on its start.
+        if (shell != null) runPlain("waldoctor shell", shell::run);
         Serve serve = PlainArgs.serve(args);
-        if (serve != null) {
-            PrintWriter err = Cli.stderr();
-            int code;
-            try {
-                code = serve.run(err);
-            } catch (RuntimeException e) {
-                code = Cli.internalError("waldoctor serve", e, err);
-            }
-            err.flush();
-            Cli.exit("waldoctor", code);
-        }
+        if (serve != null) runPlain("waldoctor serve", (out, err) -> serve.run(err));
         Cli.exit("waldoctor", run(Cli.stdout(), Cli.stderr(), args));
+    }
+
+    /** A command parsed without picocli, run as main runs picocli's: its exit code, an internal error as 70. */
+    @FunctionalInterface
+    private interface PlainRun {
+        int run(PrintWriter out, PrintWriter err);
+    }
+
+    private static void runPlain(String name, PlainRun command) {
+        PrintWriter out = Cli.stdout();
+        PrintWriter err = Cli.stderr();
+        int code;
+        try {
+            code = command.run(out, err);
+        } catch (RuntimeException e) {
+            code = Cli.internalError(name, e, err);
+        }
+        out.flush();
+        err.flush();
+        Cli.exit("waldoctor", code);
     }
 
     /** What tests call: the tool with its one-shot commands added from the command table. */

@@ -23,17 +23,8 @@ class PlainArgsTest {
 
     /** What picocli makes of {@code args}: the diagnose command's options, or null when it errs, asks for help or runs another command. */
     private static String picocli(String... args) {
-        CommandLine cl = WalDoctor.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        try {
-            CommandLine.ParseResult r = cl.parseArgs(args);
-            if (!r.hasSubcommand() || !r.subcommand().commandSpec().name().equals("diagnose")) return null;
-            CommandLine.ParseResult sub = r.subcommand();
-            if (sub.isUsageHelpRequested() || sub.isVersionHelpRequested() || sub.hasSubcommand()) return null;
-            WalDoctor.Diagnose d = (WalDoctor.Diagnose) sub.commandSpec().userObject();
-            return describe(d, d.page.options());
-        } catch (CommandLine.ParameterException e) {
-            return null;
-        }
+        WalDoctor.Diagnose d = (WalDoctor.Diagnose) picocliCommand("diagnose", args);
+        return d == null ? null : describe(d, d.page.options());
     }
 
     private static String describe(WalDoctor.Diagnose d, dev.walkit.cli.WriteOut w) {
@@ -83,22 +74,55 @@ class PlainArgsTest {
         assertFalse(answered < 300, "the generator reached the plain forms only " + answered + " times");
     }
 
-    private static final String[] SERVE_WORDS = {"serve", "--listen", "127.0.0.1:0", "--listen=:2379", "--listen=", "--rev", "5", "-5", "+5", "0x5",
-            "--rev=7", "--rev=", "99999999999999999999", "--no-index", "--cert-file", "c.pem", "wal", "/var/lib/store", "-", "--", "@args", "--help", ""};
-
-    /** What picocli makes of {@code args} for serve, or null. */
-    private static String picocliServe(String... args) {
+    /** The command picocli makes of {@code args} when it runs {@code command} (not help, no error), or null. */
+    private static Object picocliCommand(String command, String... args) {
         CommandLine cl = WalDoctor.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
         try {
             CommandLine.ParseResult r = cl.parseArgs(args);
-            if (!r.hasSubcommand() || !r.subcommand().commandSpec().name().equals("serve")) return null;
+            if (!r.hasSubcommand() || !r.subcommand().commandSpec().name().equals(command)) return null;
             CommandLine.ParseResult sub = r.subcommand();
-            if (sub.isUsageHelpRequested() || sub.isVersionHelpRequested()) return null;
-            return describe((Serve) sub.commandSpec().userObject());
+            return sub.isUsageHelpRequested() || sub.isVersionHelpRequested() ? null : sub.commandSpec().userObject();
         } catch (CommandLine.ParameterException e) {
             return null;
         }
     }
+
+    /**
+     * The plain parse of {@code command} against picocli's: each of {@code plain} accepted alike, each of {@code other}
+     * left to picocli, and 5,000 lines of up to {@code most} of {@code words} after the command name: whatever the plain parse accepts,
+     * picocli parses to the same options.
+     */
+    private static <T> void agreesWithPicocli(String command, String[][] plain, String[][] other, String[] words, int most, long seed,
+                                              java.util.function.Function<String[], T> parse, java.util.function.Function<T, String> describe) {
+        for (String[] args : plain) {
+            T t = parse.apply(args);
+            assertNotNull(t, String.join(" ", args));
+            @SuppressWarnings("unchecked")
+            T want = (T) picocliCommand(command, args);
+            assertEquals(describe.apply(want), describe.apply(t), String.join(" ", args));
+        }
+        for (String[] args : other) assertNull(parse.apply(args), String.join(" ", args));
+        Random rnd = new Random(seed);
+        int answered = 0;
+        for (int n = 0; n < 5_000; n++) {
+            List<String> args = new ArrayList<>();
+            args.add(command);
+            int len = rnd.nextInt(most + 1);
+            for (int i = 0; i < len; i++) args.add(words[rnd.nextInt(words.length)]);
+            String[] a = args.toArray(new String[0]);
+            T t = parse.apply(a);
+            if (t == null) continue;
+            answered++;
+            @SuppressWarnings("unchecked")
+            T want = (T) picocliCommand(command, a);
+            if (want == null) fail("picocli refuses what the plain parse accepted: " + args);
+            assertEquals(describe.apply(want), describe.apply(t), args.toString());
+        }
+        assertFalse(answered < 300, "the generator reached the plain forms only " + answered + " times");
+    }
+
+    private static final String[] SERVE_WORDS = {"serve", "--listen", "127.0.0.1:0", "--listen=:2379", "--listen=", "--rev", "5", "-5", "+5", "0x5",
+            "--rev=7", "--rev=", "99999999999999999999", "--no-index", "--cert-file", "c.pem", "wal", "/var/lib/store", "-", "--", "@args", "--help", ""};
 
     private static String describe(Serve s) {
         return "listen=" + s.listen + " rev=" + s.rev + " noIndex=" + s.noIndex + " tls=" + (s.certFile != null) + " path=" + s.path;
@@ -106,50 +130,15 @@ class PlainArgsTest {
 
     @Test
     void servesPlainFormsAreParsedWithoutPicocli() {
-        String[][] plain = {{"serve", "wal"}, {"serve", "wal", "--listen", "127.0.0.1:0"}, {"serve", "--listen=:2379", "--rev", "5", "wal"},
-                {"serve", "--no-index", "/var/lib/store", "--rev=7"}};
-        for (String[] args : plain) {
-            Serve s = PlainArgs.serve(args);
-            assertNotNull(s, String.join(" ", args));
-            assertEquals(picocliServe(args), describe(s), String.join(" ", args));
-        }
-        String[][] other = {{"serve"}, {"serve", "wal", "--cert-file", "c.pem"}, {"serve", "wal", "--rev", "-5"}, {"serve", "--listen", "wal"},
-                {"serve", "wal", "--help"}, {"serve", "--no-index", "--no-index", "wal"}};
-        for (String[] args : other) assertNull(PlainArgs.serve(args), String.join(" ", args));
-        Random rnd = new Random(47);
-        int answered = 0;
-        for (int n = 0; n < 5_000; n++) {
-            List<String> args = new ArrayList<>();
-            args.add("serve");
-            int len = rnd.nextInt(6);
-            for (int i = 0; i < len; i++) args.add(SERVE_WORDS[rnd.nextInt(SERVE_WORDS.length)]);
-            String[] a = args.toArray(new String[0]);
-            Serve s = PlainArgs.serve(a);
-            if (s == null) continue;
-            answered++;
-            String want = picocliServe(a);
-            if (want == null) fail("picocli refuses what the plain parse accepted: " + args);
-            assertEquals(want, describe(s), args.toString());
-        }
-        assertFalse(answered < 300, "the generator reached the plain forms only " + answered + " times");
+        agreesWithPicocli("serve", new String[][] {{"serve", "wal"}, {"serve", "wal", "--listen", "127.0.0.1:0"},
+                        {"serve", "--listen=:2379", "--rev", "5", "wal"}, {"serve", "--no-index", "/var/lib/store", "--rev=7"}},
+                new String[][] {{"serve"}, {"serve", "wal", "--cert-file", "c.pem"}, {"serve", "wal", "--rev", "-5"}, {"serve", "--listen", "wal"},
+                        {"serve", "wal", "--help"}, {"serve", "--no-index", "--no-index", "wal"}},
+                SERVE_WORDS, 5, 47, PlainArgs::serve, PlainArgsTest::describe);
     }
 
     private static final String[] SHELL_WORDS = {"shell", "--no-index", "--show-secrets", "--help", "-V", "--", "@args", "wal", "/var/lib/store",
             "-x", "", "--no-index=true"};
-
-    /** What picocli makes of {@code args} for the shell, or null. */
-    private static String picocliShell(String... args) {
-        CommandLine cl = WalDoctor.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
-        try {
-            CommandLine.ParseResult r = cl.parseArgs(args);
-            if (!r.hasSubcommand() || !r.subcommand().commandSpec().name().equals("shell")) return null;
-            CommandLine.ParseResult sub = r.subcommand();
-            if (sub.isUsageHelpRequested() || sub.isVersionHelpRequested()) return null;
-            return describe((WalDoctor.ShellCmd) sub.commandSpec().userObject());
-        } catch (CommandLine.ParameterException e) {
-            return null;
-        }
-    }
 
     private static String describe(WalDoctor.ShellCmd s) {
         return "noIndex=" + s.noIndex + " secrets=" + s.showSecrets + " path=" + s.path;
@@ -157,29 +146,9 @@ class PlainArgsTest {
 
     @Test
     void theShellsPlainFormsAreParsedWithoutPicocli() {
-        String[][] plain = {{"shell", "wal"}, {"shell", "--no-index", "wal"}, {"shell", "wal", "--show-secrets", "--no-index"}};
-        for (String[] args : plain) {
-            WalDoctor.ShellCmd s = PlainArgs.shell(args);
-            assertNotNull(s, String.join(" ", args));
-            assertEquals(picocliShell(args), describe(s), String.join(" ", args));
-        }
-        String[][] other = {{"shell"}, {"shell", "wal", "other"}, {"shell", "--help", "wal"}, {"shell", "--no-index", "--no-index", "wal"}, {"shell", "-", "wal"}};
-        for (String[] args : other) assertNull(PlainArgs.shell(args), String.join(" ", args));
-        Random rnd = new Random(4747);
-        int answered = 0;
-        for (int n = 0; n < 5_000; n++) {
-            List<String> args = new ArrayList<>();
-            args.add("shell");
-            int len = rnd.nextInt(5);
-            for (int i = 0; i < len; i++) args.add(SHELL_WORDS[rnd.nextInt(SHELL_WORDS.length)]);
-            String[] a = args.toArray(new String[0]);
-            WalDoctor.ShellCmd s = PlainArgs.shell(a);
-            if (s == null) continue;
-            answered++;
-            String want = picocliShell(a);
-            if (want == null) fail("picocli refuses what the plain parse accepted: " + args);
-            assertEquals(want, describe(s), args.toString());
-        }
-        assertFalse(answered < 300, "the generator reached the plain forms only " + answered + " times");
+        agreesWithPicocli("shell", new String[][] {{"shell", "wal"}, {"shell", "--no-index", "wal"}, {"shell", "wal", "--show-secrets", "--no-index"}},
+                new String[][] {{"shell"}, {"shell", "wal", "other"}, {"shell", "--help", "wal"}, {"shell", "--no-index", "--no-index", "wal"},
+                        {"shell", "-", "wal"}},
+                SHELL_WORDS, 4, 4747, PlainArgs::shell, PlainArgsTest::describe);
     }
 }

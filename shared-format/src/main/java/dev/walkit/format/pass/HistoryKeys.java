@@ -47,16 +47,7 @@ interface HistoryKeys {
     Entry get(int i);
 
     /** The index of the first key at or after {@code key} in byte order. */
-    default int lowerBound(byte[] key) {
-        int lo = 0;
-        int hi = size();
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (java.util.Arrays.compareUnsigned(get(mid).key(), key) < 0) lo = mid + 1;
-            else hi = mid;
-        }
-        return lo;
-    }
+    int lowerBound(byte[] key);
 
     /** Every key with a history, in no order (no sort). */
     void forEach(Consumer<Entry> action);

@@ -24,7 +24,7 @@ import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 /**
- * A WAL's replayed history kept between opens ({@link Pass#history(Path, java.util.function.LongConsumer, Cache)}): the
+ * A store's replayed history kept between opens ({@link Pass#history(Path, java.util.function.LongConsumer, Cache)}): the
  * replay is a pure function of the file's bytes, so its keys, applied records and account are saved once, in the user's
  * cache (never beside the evidence), and mapped at the next open instead of replaying the file again.
  *
@@ -146,8 +146,8 @@ public final class SavedIndex {
     }
 
     /**
-     * The history of the WAL {@code wal} from its saved index in {@code cache}, or null (said why to the cache's
-     * listener, unless there was none) when there is no usable one.
+     * The history of the store {@code in} from its saved index in {@code cache} (a grown WAL gone on with from its saved
+     * end), or null (said why to the cache's listener, unless there was none) when there is no usable one.
      */
     static StoreHistory open(Pass.Input in, Identity id, Cache cache) {
         Path wal = in.file();
@@ -250,8 +250,8 @@ public final class SavedIndex {
     }
 
     /**
-     * Saves {@code h}'s history (a WAL replayed whole, identified by {@code id} from before its read) into {@code cache}:
-     * written to a private name and renamed into place, so a reader sees a whole index or none. No fsync: an index lost
+     * Saves {@code h}'s history (a store replayed whole, or a WAL from a saved end; {@code id} taken before its read) into
+     * {@code cache}: written to a private name and renamed into place, so a reader sees a whole index or none. No fsync: an index lost
      * or torn by a crash is only rebuilt (its CRC says so).
      */
     static void save(StoreHistory h, Identity id, Cache cache) {
@@ -352,8 +352,8 @@ public final class SavedIndex {
         AccountCodec.writeSource(meta, h.source());
         meta.writeLong(h.file().size());
         meta.flush();
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-             Out o = new Out(ch, HEADER)) {
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+            Out o = new Out(ch, HEADER);
             long metaAt = o.position();
             o.putInt(metaBytes.size());
             o.put(metaBytes.toByteArray());
@@ -379,35 +379,34 @@ public final class SavedIndex {
             o.putInt(0);
             // One walk over the keys writes their entries here and their bytes at the blob's place (its own CRC).
             long blobPos = 0;
-            try (Out blob = new Out(ch, blobAt)) {
-                for (int i = 0; i < n; i++) {
-                    HistoryKeys.Entry e = keys.get(i);
-                    byte[] key = e.key();
-                    boolean live = e.live();
-                    o.putLong(blobPos);
-                    o.putInt(key.length | (live ? MappedHistory.Keys.LIVE : 0));
-                    o.putInt(e.last());
-                    o.putInt(e.count());
-                    o.putInt(live ? e.valueLength() : 0);
-                    o.putLong(live ? e.lease() : 0);
-                    o.putLong(e.createRevision());
-                    o.putLong(e.version());
-                    o.putLong(live ? e.valueOffset() : 0);
-                    blob.put(key);
-                    blobPos += key.length;
-                }
-                o.finish();
-                blob.finish();
-                if (o.position() != blobAt) throw new IllegalStateException("key entries");
-                long end = blob.position();
-                ByteBuffer hdr = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
-                hdr.put(MAGIC).putInt(VERSION).putInt(h.format() == WalFormat.V1 ? 1 : 0);
-                hdr.putLong(id.dev).putLong(id.ino).putLong(id.size).putLong(id.mtime).putLong(id.ctime).putInt(id.headCrc).putInt(id.tailCrc);
-                hdr.putLong(end - HEADER).putInt(o.crc()).putInt(blob.crc());
-                hdr.putLong(metaAt).putLong(keysAt).putLong(blobAt).putLong(appliedAt).putLong(id.companion);
-                hdr.flip();
-                while (hdr.hasRemaining()) ch.write(hdr, hdr.position());
+            Out blob = new Out(ch, blobAt);
+            for (int i = 0; i < n; i++) {
+                HistoryKeys.Entry e = keys.get(i);
+                byte[] key = e.key();
+                boolean live = e.live();
+                o.putLong(blobPos);
+                o.putInt(key.length | (live ? MappedHistory.Keys.LIVE : 0));
+                o.putInt(e.last());
+                o.putInt(e.count());
+                o.putInt(live ? e.valueLength() : 0);
+                o.putLong(live ? e.lease() : 0);
+                o.putLong(e.createRevision());
+                o.putLong(e.version());
+                o.putLong(live ? e.valueOffset() : 0);
+                blob.put(key);
+                blobPos += key.length;
             }
+            o.finish();
+            blob.finish();
+            if (o.position() != blobAt) throw new IllegalStateException("key entries");
+            long end = blob.position();
+            ByteBuffer hdr = ByteBuffer.allocate(HEADER).order(ByteOrder.LITTLE_ENDIAN);
+            hdr.put(MAGIC).putInt(VERSION).putInt(h.format() == WalFormat.V1 ? 1 : 0);
+            hdr.putLong(id.dev).putLong(id.ino).putLong(id.size).putLong(id.mtime).putLong(id.ctime).putInt(id.headCrc).putInt(id.tailCrc);
+            hdr.putLong(end - HEADER).putInt(o.crc()).putInt(blob.crc());
+            hdr.putLong(metaAt).putLong(keysAt).putLong(blobAt).putLong(appliedAt).putLong(id.companion);
+            hdr.flip();
+            while (hdr.hasRemaining()) ch.write(hdr, hdr.position());
         }
     }
 
@@ -437,7 +436,7 @@ public final class SavedIndex {
     }
 
     /** The body's writer: a little-endian buffer flushed to the channel from {@code start} on, its CRC-32C kept. */
-    private static final class Out implements AutoCloseable {
+    private static final class Out {
         private final FileChannel ch;
         private final ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.LITTLE_ENDIAN);
         private final CRC32C crc = new CRC32C();
@@ -519,11 +518,6 @@ public final class SavedIndex {
 
         int crc() {
             return (int) crc.getValue();
-        }
-
-        @Override
-        public void close() {
-            // the channel is the caller's
         }
     }
 }
