@@ -15,10 +15,14 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * kine's SQLite {@code state.db}, opened from a private copy: kine runs SQLite in WAL journal mode, so committed
- * rows may live only in {@code state.db-wal}, and any SQLite client checkpoints and deletes the {@code -wal}
- * when it closes; the files (db, -wal, -shm) are copied to a temporary directory and only the copy is opened.
- * The source files are never written. The SQLite driver (sqlite-jdbc) is found at run time by its URL.
+ * kine's SQLite {@code state.db}, opened without ever writing it: kine runs SQLite in WAL journal mode, so committed
+ * rows may live only in {@code state.db-wal}, and any SQLite client checkpoints and deletes the {@code -wal} when it
+ * closes. When the {@code -wal} holds anything (or a rollback {@code -journal} is there), the files (db, -wal, -shm)
+ * are copied to a temporary directory and only the copy is opened. When there is no {@code -wal} to read (none, or
+ * empty: kine stopped cleanly, or a copy taken without it), the db itself is read in place, as SQLite's
+ * {@code immutable=1} read-only open reads it (no lock, no {@code -shm} or {@code -wal} made, nothing written) and
+ * without a mapping (a file cut under a mapping would kill the process): 420 MB not copied, nor written back by the
+ * kernel, before the first row. The SQLite driver (sqlite-jdbc) is found at run time by its URL.
  */
 public final class KineDb implements AutoCloseable {
     /** SQLite's own ceiling for a mapping (SQLITE_MAX_MMAP_SIZE); a smaller file is mapped whole. */
@@ -28,15 +32,19 @@ public final class KineDb implements AutoCloseable {
 
     private final Path source;
     private final Path copyDir;
+    /** What is read: the private copy in {@link #copyDir}, or the source itself when it is read in place. */
+    private Path file;
     private Connection connection;
     private final dev.walkit.format.sqlite.SqliteWalCheck.State wal;
     private KineSalvage.Result salvage;
 
-    private KineDb(Path source, Path copyDir, Connection connection, dev.walkit.format.sqlite.SqliteWalCheck.State wal, KineSalvage.Result salvage) {
+    private KineDb(Path source, Path copyDir, Path file, Connection connection, dev.walkit.format.sqlite.SqliteWalCheck.State wal,
+            KineSalvage.Result salvage) {
         this.wal = wal;
         this.salvage = salvage;
         this.source = source;
         this.copyDir = copyDir;
+        this.file = file;
         this.connection = connection;
     }
 
@@ -47,7 +55,10 @@ public final class KineDb implements AutoCloseable {
         }
     }
 
-    /** Copies {@code stateDb} (and its -wal and -shm) to a private directory named after {@code tool} and opens the copy. */
+    /**
+     * Opens {@code stateDb}: in place when it has no {@code -wal} to read, else its files copied (db, -wal, -shm) to a
+     * private directory named after {@code tool}, and the copy opened.
+     */
     public static KineDb open(Path stateDb, String tool) throws IOException {
         if (!Files.isRegularFile(stateDb)) {
             throw new IOException(stateDb + (Files.exists(stateDb) ? ": not a regular file (a FIFO, socket, device or directory)" : ": no such SQLite file"));
@@ -58,19 +69,22 @@ public final class KineDb implements AutoCloseable {
         warm.start();
         Path dir = Files.createTempDirectory(tool + "-kine-");
         try {
-            Path copy = dir.resolve("state.db");
-            Files.copy(stateDb, copy, StandardCopyOption.COPY_ATTRIBUTES);
-            for (String suffix : new String[] {"-wal", "-shm"}) {
-                Path side = stateDb.resolveSibling(stateDb.getFileName() + suffix);
-                if (Files.exists(side)) Files.copy(side, dir.resolve("state.db" + suffix));
-            }
+            boolean inPlace = readableInPlace(stateDb);
+            Path copy = inPlace ? stateDb : dir.resolve("state.db");
+            if (!inPlace) copyInto(stateDb, dir, "state.db");
             // The -wal and -shm as kine left them, before a connection of ours recovers (and rewrites) the -shm.
             dev.walkit.format.sqlite.SqliteWalCheck.State wal = dev.walkit.format.sqlite.SqliteWalCheck.inspect(copy);
             // Where SQLite refuses the file (its header, the table's root or an end leaf damaged, the file cut short),
             // the rows are read out of its pages into a new database, and that is what is read.
             // (An empty file is an empty database to SQLite: it answers that it has no kine table.)
-            String refusal = Files.size(copy) == 0 || sniff(copy) ? refusal(copy) : "its first 16 bytes are not SQLite's header";
+            String refusal = Files.size(copy) == 0 || sniff(copy) ? refusal(copy, inPlace) : "its first 16 bytes are not SQLite's header";
             KineSalvage.Result salvage = null;
+            if (refusal != null && inPlace) {
+                // The salvage works on files of its own: the copy after all.
+                copyInto(stateDb, dir, "state.db");
+                copy = dir.resolve("state.db");
+                inPlace = false;
+            }
             if (refusal != null) {
                 Path damaged = dir.resolve("damaged.db");
                 for (String suffix : new String[] {"", "-wal", "-shm"}) {
@@ -80,7 +94,7 @@ public final class KineDb implements AutoCloseable {
                 salvage = KineSalvage.salvage(damaged, refusal, copy);
                 if (salvage.rows() == 0) throw new IOException(stateDb + ": not a kine database: " + refusal + ", and no page holds a row of kine's table");
             }
-            return new KineDb(stateDb, dir, mapped(connect(copy)), wal, salvage);
+            return new KineDb(stateDb, dir, copy, inPlace ? connect(copy, true) : mapped(connect(copy)), wal, salvage);
         } catch (SQLException e) {
             deleteTree(dir);
             throw new IOException(stateDb + ": not a kine database: " + e.getMessage(), e);
@@ -91,16 +105,37 @@ public final class KineDb implements AutoCloseable {
     }
 
     /**
+     * Whether {@code stateDb} can be read where it is: SQLite would read nothing but the file itself (no {@code -wal}
+     * with a byte in it, no rollback {@code -journal}).
+     */
+    private static boolean readableInPlace(Path stateDb) throws IOException {
+        for (String suffix : new String[] {"-wal", "-journal"}) {
+            Path side = stateDb.resolveSibling(stateDb.getFileName() + suffix);
+            if (Files.exists(side) && (!Files.isRegularFile(side) || Files.size(side) > 0)) return false;
+        }
+        return Files.isReadable(stateDb);
+    }
+
+    /** {@code stateDb}, its -wal and -shm copied into {@code dir} as {@code name} and its companions. */
+    private static void copyInto(Path stateDb, Path dir, String name) throws IOException {
+        Files.copy(stateDb, dir.resolve(name), StandardCopyOption.COPY_ATTRIBUTES);
+        for (String suffix : new String[] {"-wal", "-shm"}) {
+            Path side = stateDb.resolveSibling(stateDb.getFileName() + suffix);
+            if (Files.exists(side)) Files.copy(side, dir.resolve(name + suffix));
+        }
+    }
+
+    /**
      * What SQLite says when it is asked for kine's table and its first and last rows (its header, schema, the table's
      * root and the leaves at both ends: where a reader starts), on a read-only connection that leaves the copy as it is;
      * null when it answers, or when the file has no kine table (not a kine database: said later).
      */
-    private static String refusal(Path copy) {
+    private static String refusal(Path copy, boolean inPlace) {
         java.util.Properties ro = new java.util.Properties();
         ro.setProperty("open_mode", "1"); // sqlite-jdbc's SQLiteConfig.setReadOnly: SQLITE_OPEN_READONLY
         Connection opened;
         try {
-            opened = DriverManager.getConnection("jdbc:sqlite:" + copy, ro);
+            opened = DriverManager.getConnection(url(copy, inPlace), ro);
         } catch (SQLException e) {
             throw cannotStart(e); // SQLite opens lazily: this is SQLite itself not starting, not the file
         }
@@ -160,10 +195,7 @@ public final class KineDb implements AutoCloseable {
         if (salvage != null || unreadable.isEmpty()) return false;
         Path damaged = copyDir.resolve("read-around.db");
         Path rebuilt = copyDir.resolve("salvaged.db");
-        for (String suffix : new String[] {"", "-wal", "-shm"}) {
-            Path f = copyDir.resolve("state.db" + suffix);
-            if (Files.exists(f)) Files.copy(f, copyDir.resolve("read-around.db" + suffix));
-        }
+        copyInto(file, copyDir, "read-around.db");
         String why = "SQLite could not read every row of kine's table: " + unreadable.get(0) + (unreadable.size() > 1 ? "; and " + (unreadable.size() - 1) + " more" : "");
         KineSalvage.Result r = KineSalvage.salvage(damaged, why, rebuilt);
         if (keyRows(rebuilt) <= rowsRead) {
@@ -174,7 +206,8 @@ public final class KineDb implements AutoCloseable {
             connection.close();
             for (String suffix : new String[] {"", "-wal", "-shm"}) Files.deleteIfExists(copyDir.resolve("state.db" + suffix));
             Files.move(rebuilt, copyDir.resolve("state.db"));
-            connection = mapped(connect(copyDir.resolve("state.db")));
+            file = copyDir.resolve("state.db");
+            connection = mapped(connect(file));
         } catch (SQLException e) {
             throw new IOException(source + ": the rows read from its pages could not be opened: " + e.getMessage(), e);
         }
@@ -230,7 +263,7 @@ public final class KineDb implements AutoCloseable {
      * rows' read is no slower for it, and the file is not resident twice.
      */
     public Connection connectAgain() {
-        return connect(copyDir.resolve("state.db"));
+        return connect(file, file.equals(source));
     }
 
     /**
@@ -239,11 +272,32 @@ public final class KineDb implements AutoCloseable {
      * from), which says nothing about the database: that is not exit 4's "unreadable input".
      */
     private static Connection connect(Path db) {
+        return connect(db, false);
+    }
+
+    /** {@link #connect(Path)}; {@code inPlace}: the source itself, read-only and immutable ({@link #url}). */
+    private static Connection connect(Path db, boolean inPlace) {
         try {
-            return DriverManager.getConnection("jdbc:sqlite:" + db);
+            return DriverManager.getConnection(url(db, inPlace));
         } catch (SQLException e) {
             throw cannotStart(e);
         }
+    }
+
+    /**
+     * The driver's URL of {@code db}; read in place, a URI filename that opens it read-only ({@code mode=ro}) and
+     * {@code immutable=1}: SQLite takes no lock, makes no {@code -shm} or {@code -wal} and writes nothing.
+     */
+    static String url(Path db, boolean inPlace) {
+        if (!inPlace) return "jdbc:sqlite:" + db;
+        // A URI's path: '%', '?' and '#' (and anything not printable ASCII) percent-encoded, '/' kept.
+        StringBuilder u = new StringBuilder("jdbc:sqlite:file:");
+        for (byte b : db.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xFF;
+            if (c > 0x20 && c < 0x7F && c != '%' && c != '?' && c != '#') u.append((char) c);
+            else u.append('%').append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 15, 16));
+        }
+        return u.append("?mode=ro&immutable=1").toString();
     }
 
     /** SQLite could not start (its native library did not load): what to do about it. */
@@ -277,9 +331,14 @@ public final class KineDb implements AutoCloseable {
         return source;
     }
 
-    /** The private copy of the database file (its -wal beside it). */
-    Path copy() {
-        return copyDir.resolve("state.db");
+    /** The database file read: the private copy (its -wal beside it), or the source when read in place. */
+    Path file() {
+        return file;
+    }
+
+    /** Whether the source is read where it is (it has no -wal to read), not from a copy. */
+    public boolean readInPlace() {
+        return file.equals(source);
     }
 
     /** The copy, and the connection to it, are gone afterwards. */

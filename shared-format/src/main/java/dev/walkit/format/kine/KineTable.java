@@ -89,7 +89,7 @@ final class KineTable implements AutoCloseable {
             try (ResultSet r = s.executeQuery("PRAGMA page_count")) {
                 pageCount = r.next() ? r.getLong(1) : -1;
             }
-            SqlitePages pages = SqlitePages.open(db.copy());
+            SqlitePages pages = SqlitePages.open(db.file());
             if (pages.pageCount() != pageCount) {
                 pages.close();
                 return refuse(why, "SQLite counts " + pageCount + " pages, the file and its -wal " + pages.pageCount());
