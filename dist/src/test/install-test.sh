@@ -27,7 +27,8 @@ for t in walverify waldoctor walrecover walmigrate; do
   [ -n "$named" ] || fail "$jar has no Class-Path in its manifest"
   for j in $named; do [ -f "$dist/lib/$j" ] || fail "$t's manifest names $j, which is not in lib/"; done
 done
-out=$("$dist/bin/walkit-install" --prefix "$work/prefix")
+out=$(XDG_CACHE_HOME="$work/user-cache" "$dist/bin/walkit-install" --prefix "$work/prefix")
+[ ! -e "$work/user-cache/walkit/index" ] || fail "walkit-install's training runs left saved indexes in the user's cache: $(ls "$work/user-cache/walkit/index")"
 echo "$out" | grep -q "installed walmigrate" || fail "walkit-install said: $out"
 
 # The tools run through the installed symlinks, from another directory.
@@ -82,6 +83,17 @@ WALKIT_SHOW_JAVA=1 "$work/prefix/bin/waldoctor" diagnose "$small" | grep -q "Sha
   || fail "waldoctor diagnose does not use waldoctor's archive"
 from_archive() { JAVA_OPTS=-Xlog:class+load=info:file="$work/classes" "$work/prefix/bin/walverify" -q "$small" && grep -c "dev.walkit.format.WalReader source: shared objects file (top)" "$work/classes"; }
 [ "$(from_archive)" = 1 ] || fail "walverify does not load its classes from its class-data sharing archive"
+# The archive was trained on the other stores too (the sample as a kine db and an etcd db): SQLite's driver and the
+# bbolt reader come from it. Nothing of those training runs is left in the user's cache.
+"$work/prefix/bin/walrecover" --out "$work/kine" --out-format kine "$small" >/dev/null 2>&1 || fail "walrecover --out-format kine of the small vector"
+JAVA_OPTS=-Xlog:class+load=info:file="$work/classes" "$work/prefix/bin/walverify" -q --level semantic "$work/kine/state.db" \
+  || fail "walverify of a kine db recovered from the small vector"
+grep -q "org.sqlite.core.NativeDB source: shared objects file (top)" "$work/classes" \
+  || fail "walverify of a kine db does not load SQLite's driver from its archive"
+JAVA_OPTS=-Xlog:class+load=info:file="$work/classes" "$work/prefix/bin/walverify" -q "$repo/testdata/fixtures/etcd/snapshot.db" \
+  || fail "walverify of the etcd snapshot fixture"
+grep -q "dev.walkit.format.bbolt.BoltFile source: shared objects file (top)" "$work/classes" \
+  || fail "walverify of an etcd db does not load the bbolt reader from its archive"
 touch "$dist"/lib/shared-format-*.jar
 [ "$(from_archive)" = 0 ] || fail "walverify loads classes from an archive its jars no longer match"
 "$work/prefix/bin/walverify" --json "$small" > "$work/out" 2>"$work/err" || fail "walverify --json after a jar changed: $(cat "$work/err")"

@@ -12,7 +12,12 @@ import java.nio.ByteOrder;
  * valid until the next {@link #stage}.
  */
 public final class StagedRecord {
-    private ByteBuffer buf = ByteBuffer.allocateDirect(1 << 12).order(ByteOrder.LITTLE_ENDIAN);
+    /**
+     * On the heap, not direct: the key is looked up in the replay's table both from here and from the key's own array
+     * (wrapped), and one kind of buffer keeps that lookup's compiled code to one (kine's 1 M rows: 0.09 s less, a
+     * smaller compile).
+     */
+    private ByteBuffer buf = ByteBuffer.allocate(1 << 12).order(ByteOrder.LITTLE_ENDIAN);
     private final RecordView view = new RecordView();
 
     /** {@code kv} with a value of {@code valueLength} bytes (its own are not read), at {@code fileOffset} of the form. */
@@ -26,7 +31,7 @@ public final class StagedRecord {
         int modRevOffset = RecordEncoder.modRevOffset(kv);
         int kvStart = RecordLayout.KV_OFFSET;
         int need = kvStart + modRevOffset + RecordLayout.MOD_REVISION_VARINT_BYTES;
-        if (buf.capacity() < need) buf = ByteBuffer.allocateDirect(Math.max(need, buf.capacity() * 2)).order(ByteOrder.LITTLE_ENDIAN);
+        if (buf.capacity() < need) buf = ByteBuffer.allocate(Math.max(need, buf.capacity() * 2)).order(ByteOrder.LITTLE_ENDIAN);
         int keyStart = kvStart + 1 + RecordLayout.KEY_LENGTH_VARINT_BYTES;
         buf.put(kvStart, (byte) RecordEncoder.TAG_KEY);
         Varints.putOverlong4(buf, kvStart + 1, key.length);

@@ -46,7 +46,14 @@ public final class WalDoctor implements Callable<Integer> {
         // of a run): `diagnose [-w F] PATH`, `shell PATH` (a second open of a large store is a third of a second) and
         // serve's (a client waits on its start). Anything else, errors included, is picocli's.
         Diagnose diagnose = PlainArgs.diagnose(args);
-        if (diagnose != null) runPlain("waldoctor diagnose", diagnose::run);
+        if (diagnose != null) {
+            // bin/_cds: the report of the other stores first, so that their classes are archived too.
+            dev.walkit.cli.CdsTraining.alsoRead(args, a -> {
+                Diagnose d = PlainArgs.diagnose(a);
+                return d == null ? null : d.run(dev.walkit.cli.CdsTraining.discard(), dev.walkit.cli.CdsTraining.discard());
+            });
+            runPlain("waldoctor diagnose", diagnose::run);
+        }
         ShellCmd shell = PlainArgs.shell(args);
         if (shell != null) runPlain("waldoctor shell", shell::run);
         Serve serve = PlainArgs.serve(args);

@@ -72,6 +72,11 @@ public final class WalVerify implements Callable<Integer> {
     public static void main(String[] args) {
         // The plain command lines of runbooks and CI skip building picocli's model (≈ 0.25 s of a run);
         // anything else, errors included, is picocli's.
+        // bin/_cds: the same check of the other stores first, so that their classes are archived too.
+        dev.walkit.cli.CdsTraining.alsoRead(args, a -> {
+            WalVerify w = PlainArgs.parse(a);
+            return w == null ? null : w.runOrInternalError(dev.walkit.cli.CdsTraining.discard(), dev.walkit.cli.CdsTraining.discard());
+        });
         WalVerify plain = PlainArgs.parse(args);
         Cli.exit("walverify", plain != null ? plain.runOrInternalError(Cli.stdout(), Cli.stderr())
                 : Cli.run(new WalVerify(), args));
