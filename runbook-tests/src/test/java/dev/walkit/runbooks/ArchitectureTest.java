@@ -68,6 +68,21 @@ class ArchitectureTest {
     }
 
     /**
+     * No tool opens a store's files itself (docs/architecture.md, "The pass"): kine's and etcd's databases are read by
+     * the pass ({@code Pass.read}, {@code Pass.kine}, {@code Pass.form}, {@code Pass.history}), a live kine followed
+     * through {@code KineLive}, kine's format written through {@code KineOutput.Writer}: no tool holds an SQL connection
+     * of its own, nor the readers of SQLite's or bbolt's pages.
+     */
+    @Test
+    void noToolOpensAStoreItself() {
+        noClasses().that().resideInAnyPackage("dev.walkit.verify..", "dev.walkit.doctor..", "dev.walkit.recover..", "dev.walkit.migrate..", "dev.walkit.cli..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "dev.walkit.format.sqlite..", "dev.walkit.format.bbolt..")
+                .orShould().dependOnClassesThat().haveNameMatching("dev\\.walkit\\.format\\.(kine\\.KineDb|etcd\\.EtcdDb)(\\$.*)?")
+                .because("the pass opens the evidence once; the tools consume what it read")
+                .check(classes);
+    }
+
+    /**
      * The tools read a store through the pass and speak of it through the account (docs/architecture.md, "The pass"):
      * none runs the replay itself, extends the account's listener, holds a key's state, or reaches the light replay or
      * the follower behind the pass ({@code Pass.read}, {@code Pass.history}, {@code Pass.replay}, {@code PolicyReplay},

@@ -1,17 +1,11 @@
 package dev.walkit.migrate;
 
-import dev.walkit.format.kine.KineDb;
+import dev.walkit.format.kine.KineLive;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 
 /**
  * kine's rows followed as kine's own watch follows them: the rows with an id above the last one seen, in id order,
@@ -19,10 +13,10 @@ import java.util.Properties;
  * update or a delete had its row's {@code old_value} (a delete row keeps the last value). kine's own rows (its
  * compaction's, its gap fillers) move the revision and change no key.
  *
- * <p>Read from a private, read-only SQLite connection to the live database ({@code SQLITE_OPEN_READONLY}): it reads
- * the committed frames of kine's {@code -wal} through its {@code -shm} as any reader does, never checkpoints (a
- * read-only connection cannot), and never writes the database or its {@code -wal}. Before any of it, the database is
- * checked for damage on a private copy, as every tool refuses a damaged source.
+ * <p>Read through {@link KineLive#follow}, a read-only SQLite connection to the live database: it reads the committed
+ * frames of kine's {@code -wal} through its {@code -shm} as any reader does, never checkpoints, and never writes the
+ * database or its {@code -wal}. Before any of it, the database is judged by the pass, as every tool refuses a damaged
+ * source.
  *
  * <p>kine's compaction (every 5 minutes, never its last 1000 revisions) removes rows for good: the follow checks, at
  * every poll, that kine has not compacted past the revision it has read, or it could have missed a delete.
@@ -30,34 +24,21 @@ import java.util.Properties;
 final class KineFeed implements ChangeFeed {
     /** Rows per poll's query. */
     private static final int ROWS = 1000;
-    private static final String AFTER = "SELECT id, CAST(name AS BLOB), created, deleted, lease, value, old_value FROM kine WHERE id > ? ORDER BY id LIMIT " + ROWS;
 
     private final Path stateDb;
-    private final Connection live;
-    private final PreparedStatement after;
+    private final KineLive live;
     private long last = -1;
     private long head;
 
-    private KineFeed(Path stateDb, Connection live) throws SQLException {
+    private KineFeed(Path stateDb, KineLive live) {
         this.stateDb = stateDb;
         this.live = live;
-        this.after = live.prepareStatement(AFTER);
     }
 
-    /** Judges {@code stateDb} by the pass (on a private copy: a damaged database is refused, exit 3), then opens it read-only to follow. */
+    /** Judges {@code stateDb} by the pass (a damaged database is refused, exit 3), then opens it read-only to follow. */
     static KineFeed open(Path stateDb) throws IOException {
         SourceGate.store(stateDb, null);
-        Properties p = new Properties();
-        p.setProperty("open_mode", "1"); // SQLITE_OPEN_READONLY: no checkpoint, no write, ever
-        p.setProperty("busy_timeout", "10000"); // kine's checkpoints and restarts hold locks briefly
-        Connection c = null;
-        try {
-            c = DriverManager.getConnection("jdbc:sqlite:" + stateDb.toAbsolutePath(), p);
-            return new KineFeed(stateDb, c);
-        } catch (SQLException e) {
-            close(c);
-            throw new IOException(stateDb + ": cannot read kine's database to follow it: " + e.getMessage(), e);
-        }
+        return new KineFeed(stateDb, KineLive.follow(stateDb));
     }
 
     @Override
@@ -80,7 +61,7 @@ final class KineFeed implements ChangeFeed {
 
     /** kine's compaction must not have passed {@code revision}: its rows below it would be gone. */
     private void requireUncompacted(long revision) throws IOException {
-        long compact = query("SELECT COALESCE((SELECT prev_revision FROM kine WHERE name = 'compact_rev_key' ORDER BY id LIMIT 1), 0)");
+        long compact = live.compactRevision();
         if (compact > revision) {
             throw new IOException(stateDb + ": kine compacted its rows to revision " + compact + ", past revision " + revision
                     + " that this migration had reached: what changed in between cannot be read; migrate again into an empty target");
@@ -113,25 +94,14 @@ final class KineFeed implements ChangeFeed {
         List<SourceTxn> out = new ArrayList<>();
         long now = System.nanoTime();
         long from = last;
-        try {
-            after.setLong(1, last);
-            try (ResultSet r = after.executeQuery()) {
-                while (r.next()) {
-                    long id = r.getLong(1);
-                    if (id > upTo) break;
-                    byte[] name = r.getBytes(2);
-                    last = id;
-                    head = Math.max(head, id);
-                    if (name == null || KineDb.internal(name)) continue;
-                    boolean created = r.getLong(3) != 0;
-                    boolean deleted = r.getLong(4) != 0;
-                    byte[] value = bytes(r.getBytes(6));
-                    byte[] old = deleted ? bytes(r.getBytes(7) != null ? r.getBytes(7) : r.getBytes(6)) : created ? null : bytes(r.getBytes(7));
-                    out.add(new SourceTxn(id, List.of(new Change(name, deleted ? null : value, old, true, deleted ? 0 : r.getLong(5))), now));
-                }
-            }
-        } catch (SQLException e) {
-            throw new IOException(stateDb + (KineSource.damaged(e) ? KineSource.DAMAGED : ": reading kine's new rows failed: " + e.getMessage()), e);
+        for (KineLive.Row r : live.rowsAfter(last, ROWS)) {
+            if (r.id() > upTo) break;
+            last = r.id();
+            head = Math.max(head, r.id());
+            if (r.internal()) continue;
+            byte[] value = bytes(r.value());
+            byte[] old = r.deleted() ? bytes(r.oldValue() != null ? r.oldValue() : r.value()) : r.created() ? null : bytes(r.oldValue());
+            out.add(new SourceTxn(r.id(), List.of(new Change(r.name(), r.deleted() ? null : value, old, true, r.deleted() ? 0 : r.leaseTtl())), now));
         }
         if (last > from) requireUncompacted(from); // no row between was compacted away before it was read
         return out;
@@ -148,17 +118,9 @@ final class KineFeed implements ChangeFeed {
 
     @Override
     public long headNow() throws IOException {
-        long h = query("SELECT COALESCE(MAX(id), 0) FROM kine");
+        long h = live.head();
         head = Math.max(head, h);
         return h;
-    }
-
-    private long query(String sql) throws IOException {
-        try (PreparedStatement s = live.prepareStatement(sql); ResultSet r = s.executeQuery()) {
-            return r.next() ? r.getLong(1) : 0;
-        } catch (SQLException e) {
-            throw new IOException(stateDb + ": " + e.getMessage(), e);
-        }
     }
 
     @Override
@@ -167,22 +129,8 @@ final class KineFeed implements ChangeFeed {
     }
 
     @Override
-    public void close() throws IOException {
-        try {
-            after.close();
-        } catch (SQLException e) {
-            // closed with the connection
-        }
-        close(live);
-    }
-
-    private static void close(Connection c) {
-        if (c == null) return;
-        try {
-            c.close();
-        } catch (SQLException e) {
-            // read-only: nothing to lose
-        }
+    public void close() {
+        live.close();
     }
 
     private static void sleep(long ms) throws IOException {

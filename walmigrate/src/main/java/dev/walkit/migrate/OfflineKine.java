@@ -7,11 +7,6 @@ import dev.walkit.format.output.OutputDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,18 +60,15 @@ public final class OfflineKine {
                     + ": wait for it to finish, or choose another --out-kine");
         }
         if (following) out.finishOnSignal();
-        Connection c = null;
-        Path temp = null;
+        KineOutput.Writer w = null;
         try {
             // An earlier run's switch finished just now left its own output: the same command run again replaces it
             // (kept as NAME.broken.*); anything else in DIR is never written over.
             String refusal = out.finishedEarlierSwitch() ? null : refusal(out.dir());
             if (refusal != null) throw new IOException(refusal);
-            temp = out.temp(FILE);
-            c = DriverManager.getConnection("jdbc:sqlite:" + temp);
-            KineOutput.create(c);
-            c.setAutoCommit(false);
-            KineOutput.Written w = KineOutput.write(c, new java.util.Iterator<KineOutput.Row>() {
+            Path temp = out.temp(FILE);
+            w = KineOutput.Writer.create(temp);
+            KineOutput.Written written = w.write(new java.util.Iterator<KineOutput.Row>() {
                 @Override
                 public boolean hasNext() {
                     return source.hasNext();
@@ -88,26 +80,11 @@ public final class OfflineKine {
                     return new KineOutput.Row(k.key(), k.value(), k.createRevision(), k.modRevision(), k.lease() <= 0 ? 0 : source.ttlOf(k.lease(), leaseTtl));
                 }
             }, source.revision());
-            long n = w.rows();
-            List<String> notes = new ArrayList<>(w.notes());
-            return new Staged(out, temp, c, n, notes, leaseTtl);
-        } catch (SQLException e) {
-            closeQuietly(c);
-            out.close();
-            throw new IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
+            return new Staged(out, temp, w, written.rows(), new ArrayList<>(written.notes()), leaseTtl);
         } catch (IOException | RuntimeException e) {
-            closeQuietly(c);
+            if (w != null) w.close();
             out.close();
             throw e;
-        }
-    }
-
-    private static void closeQuietly(Connection c) {
-        if (c == null) return;
-        try {
-            c.close();
-        } catch (SQLException e) {
-            // the temp file is discarded with the directory's lock
         }
     }
 
@@ -119,21 +96,17 @@ public final class OfflineKine {
      * (one row a revision), not the source's.
      */
     static final class Staged implements StagedOutput {
-        private static final String LAST = "SELECT id, created, create_revision, deleted, lease, value FROM kine WHERE name = CAST(? AS TEXT) "
-                + "ORDER BY id DESC LIMIT 1";
-        private static final String ROW = "INSERT INTO kine(id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)"
-                + " VALUES (?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?)";
         private final OutputDir out;
         private final Path temp;
-        private final Connection c;
+        private final KineOutput.Writer w;
         private final List<String> notes;
         private final long leaseTtl;
         private long keys;
 
-        private Staged(OutputDir out, Path temp, Connection c, long keys, List<String> notes, long leaseTtl) {
+        private Staged(OutputDir out, Path temp, KineOutput.Writer w, long keys, List<String> notes, long leaseTtl) {
             this.out = out;
             this.temp = temp;
-            this.c = c;
+            this.w = w;
             this.keys = keys;
             this.notes = notes;
             this.leaseTtl = leaseTtl;
@@ -146,56 +119,14 @@ public final class OfflineKine {
 
         @Override
         public void append(long revision, List<Change> changes, Migrator.Leases.TtlOf ttlOf) throws IOException {
-            try (PreparedStatement last = c.prepareStatement(LAST); PreparedStatement row = c.prepareStatement(ROW)) {
-                for (Change ch : changes) {
-                    last.setBytes(1, ch.key());
-                    long prevId = 0;
-                    long create = 0;
-                    boolean live = false;
-                    long lease = 0;
-                    byte[] value = null;
-                    try (java.sql.ResultSet r = last.executeQuery()) {
-                        if (r.next()) {
-                            prevId = r.getLong(1);
-                            create = r.getLong(2) != 0 ? prevId : r.getLong(3);
-                            live = r.getLong(4) == 0;
-                            lease = r.getLong(5);
-                            value = r.getBytes(6);
-                        }
-                    }
-                    if (ch.delete() && !live) continue;
-                    long id = maxId(c) + 1;
-                    row.setLong(1, id);
-                    row.setBytes(2, ch.key());
-                    if (ch.delete()) {
-                        row.setInt(3, 0);
-                        row.setInt(4, 1);
-                        row.setLong(5, create);
-                        row.setLong(6, prevId);
-                        row.setLong(7, lease);
-                        row.setBytes(8, value);
-                        row.setBytes(9, value);
-                        keys--;
-                    } else {
-                        row.setInt(3, live ? 0 : 1);
-                        row.setInt(4, 0);
-                        row.setLong(5, live ? create : 0);
-                        row.setLong(6, prevId);
-                        row.setLong(7, ch.lease() <= 0 ? 0 : ttlOf.ttlOf(ch.lease(), leaseTtl));
-                        row.setBytes(8, ch.value());
-                        row.setBytes(9, live ? value : null);
-                        if (!live) keys++;
-                    }
-                    if (row.executeUpdate() != 1) throw new SQLException("row " + id + " not written");
-                }
-            } catch (SQLException e) {
-                throw new IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
+            for (Change ch : changes) {
+                keys += w.append(ch.key(), ch.delete(), ch.value(), ch.delete() || ch.lease() <= 0 ? 0 : ttlOf.ttlOf(ch.lease(), leaseTtl));
             }
         }
 
         @Override
         public KeySource readBack() throws IOException {
-            commit();
+            w.commit();
             return KineSource.open(temp);
         }
 
@@ -204,25 +135,9 @@ public final class OfflineKine {
             return ttlOf.ttlOf(sourceLease, leaseTtl);
         }
 
-        private void commit() throws IOException {
-            try {
-                c.commit();
-            } catch (SQLException e) {
-                throw new IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
-            }
-        }
-
         @Override
         public OfflineWal.Written publish(Instant now) throws IOException {
-            long revision;
-            try {
-                c.commit();
-                revision = maxId(c);
-                c.close();
-            } catch (SQLException e) {
-                throw new IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
-            }
-            Files.deleteIfExists(temp.resolveSibling(temp.getFileName() + "-journal"));
+            long revision = w.finish();
             Durable.fsync(temp);
             out.publish(Map.of(FILE, temp), now);
             return new OfflineWal.Written(keys, out.cleanedUp(), revision, notes);
@@ -230,13 +145,8 @@ public final class OfflineKine {
 
         @Override
         public void close() throws IOException {
-            closeQuietly(c);
+            w.close();
             out.close();
         }
     }
-
-    private static long maxId(Connection c) throws SQLException {
-        return KineOutput.maxId(c);
-    }
-
 }

@@ -80,7 +80,11 @@ final class SourceGate {
      * what the pass read past it (the salvage past the tree or past SQLite), saying so.
      */
     static Said store(Path path, RecoveryPolicy policy) throws IOException {
-        PassReport p = Pass.read(path, Level.SEMANTIC, null);
+        return store(Pass.read(path, Level.SEMANTIC, null), path, policy);
+    }
+
+    /** {@link #store(Path, RecoveryPolicy)} on the pass's report {@code p} of {@code path}, read already. */
+    static Said store(PassReport p, Path path, RecoveryPolicy policy) throws Refused {
         Account a = p.account();
         if (a.verdict() == Assessment.Verdict.HEALTHY || a.verdict() == Assessment.Verdict.TORN_TAIL) return said(a, p.path());
         if (policy instanceof dev.walkit.format.policy.Salvage) {
@@ -105,12 +109,15 @@ final class SourceGate {
 
     /** kine's state.db (refused in its reader's words when it is none), judged by the pass; keys in kine's order unless {@code ordered}. */
     static KeySource kine(Path path, boolean ordered, RecoveryPolicy policy) throws IOException {
-        if (kindOf(path) != Store.Kind.KINE) {
-            KineSource.open(path, ordered, false).close(); // says what the file is not
-            throw new IOException(path + ": not a kine database");
+        // One open of the db: the pass's check of it, then its keys (a file that is none is refused in the kine reader's words).
+        Pass.KineRead read = Pass.kine(path, ordered);
+        try {
+            Said said = store(read.report(), path, policy);
+            return KeySource.gated(KineSource.of(path, read), said);
+        } catch (IOException | RuntimeException e) {
+            read.close();
+            throw e;
         }
-        Said said = store(path, policy);
-        return KeySource.gated(KineSource.open(path, ordered, false), said);
     }
 
     /** An etcd db or data directory (refused in its reader's words when it is none), judged by the pass. */

@@ -63,7 +63,7 @@ class KineSourceInputTest {
         // The defect's own evidence: SQLite's live-set query answers, with fewer keys, and no error.
         try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
              java.sql.Statement s = c.createStatement();
-             java.sql.ResultSet r = s.executeQuery("SELECT count(*) FROM (" + KineSource.LIVE_SET + ")")) {
+             java.sql.ResultSet r = s.executeQuery("SELECT count(*) FROM (" + dev.walkit.format.kine.KineLive.LIVE_SET + ")")) {
             org.junit.jupiter.api.Assertions.assertTrue(r.next());
         }
         for (String[] out : new String[][] {{"--out-wal", "wal"}, {"--out-kine", "state.db"}}) {

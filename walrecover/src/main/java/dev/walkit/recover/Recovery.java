@@ -299,15 +299,10 @@ public final class Recovery {
             }
         };
         dev.walkit.format.output.KineOutput.Written w;
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + temp)) {
-            dev.walkit.format.output.KineOutput.create(c);
-            c.setAutoCommit(false);
-            w = dev.walkit.format.output.KineOutput.write(c, rows, s.revision());
-            c.commit();
-        } catch (java.sql.SQLException e) {
-            throw new IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
+        try (dev.walkit.format.output.KineOutput.Writer kw = dev.walkit.format.output.KineOutput.Writer.create(temp)) {
+            w = kw.write(rows, s.revision());
+            kw.finish();
         }
-        Files.deleteIfExists(temp.resolveSibling(temp.getFileName() + "-journal"));
         String note = String.format("kine's state.db of %,d live key(s) at revision %d (the history before it recorded as compacted)%s; kine serves it "
                 + "as its own (k3s: server/db/state.db)", w.rows(), w.revision(), w.notes().isEmpty() ? "" : "; " + String.join("; ", w.notes()));
         return new StoreWritten(dev.walkit.format.output.KineOutput.readBack(temp), note);

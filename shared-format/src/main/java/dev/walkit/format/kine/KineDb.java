@@ -327,6 +327,11 @@ public final class KineDb implements AutoCloseable {
         return connection;
     }
 
+    /** The db read as kine serves it (its live set, its rows after an id), on this db's connection. */
+    public KineLive live() {
+        return KineLive.of(this);
+    }
+
     public Path source() {
         return source;
     }

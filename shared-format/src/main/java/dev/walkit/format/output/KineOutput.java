@@ -16,9 +16,9 @@ import java.util.List;
  * database) and a {@code gap-} row (kine's own filler) at the live set's revision when no key's row is there, so that
  * kine's revision (its greatest id) is the source's and a watcher never sees the store go back. kine has one row a
  * revision: a key that shares its mod revision with another (one transaction of several keys) is written after the
- * last revision, and the notes say so. Written through a JDBC connection the caller opened on a temp file (in
- * rollback-journal mode, synchronous FULL) and commits, fsyncs and renames in ({@link OutputDir}); kine starts from it
- * as from its own (it turns WAL mode on itself).
+ * last revision, and the notes say so. Written through a {@link Writer} on a temp file (in rollback-journal mode,
+ * synchronous FULL) that the caller fsyncs and renames in ({@link OutputDir}); kine starts from it as from its own (it
+ * turns WAL mode on itself).
  */
 public final class KineOutput {
     /** kine's database file in its directory (k3s: {@code server/db/state.db}). */
@@ -159,6 +159,143 @@ public final class KineOutput {
                     throw new java.io.IOException("the kine db did not read back clean (nothing was published): " + s.report().account().damage().get(0).span());
                 }
                 return liveDigest(s.replay().live(), s.file()::readFully);
+            }
+        }
+    }
+
+    /**
+     * kine's database being written to {@code temp} (a temp file the caller fsyncs and publishes, {@link OutputDir}):
+     * kine's schema created, then one SQLite transaction open: the live set ({@link #write}), then, for a follow, a row
+     * for each change as kine writes it ({@link #append}). The one connection a tool writes kine's format through.
+     */
+    public static final class Writer implements AutoCloseable {
+        private static final String LAST = "SELECT id, created, create_revision, deleted, lease, value FROM kine WHERE name = CAST(? AS TEXT) "
+                + "ORDER BY id DESC LIMIT 1";
+        private static final String ROW = "INSERT INTO kine(id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)"
+                + " VALUES (?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?)";
+        private final java.nio.file.Path temp;
+        private final Connection c;
+
+        private Writer(java.nio.file.Path temp, Connection c) {
+            this.temp = temp;
+            this.c = c;
+        }
+
+        /** Creates kine's database at {@code temp} (its schema; rollback journal, synchronous FULL), a transaction open. */
+        public static Writer create(java.nio.file.Path temp) throws java.io.IOException {
+            Connection c = null;
+            try {
+                c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + temp);
+                KineOutput.create(c);
+                c.setAutoCommit(false);
+                return new Writer(temp, c);
+            } catch (SQLException e) {
+                if (c != null) {
+                    try {
+                        c.close();
+                    } catch (SQLException ignored) {
+                        // the temp file is the caller's to discard
+                    }
+                }
+                throw new java.io.IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
+            }
+        }
+
+        private java.io.IOException failed(SQLException e) {
+            return new java.io.IOException(temp + ": the kine database could not be written: " + e.getMessage(), e);
+        }
+
+        /** {@link KineOutput#write} of {@code rows}, the live set of {@code revision}. */
+        public Written write(Iterator<Row> rows, long revision) throws java.io.IOException {
+            try {
+                return KineOutput.write(c, rows, revision);
+            } catch (SQLException e) {
+                throw failed(e);
+            }
+        }
+
+        /**
+         * A change as kine writes it, at the next id (kine has one row a revision): a put of a key not live is a create
+         * ({@code created = 1}); of a live key, an update (its create_revision, prev_revision the key's row before, the
+         * value before in {@code old_value}); a delete of a live key keeps its last value and lease ({@code deleted = 1});
+         * a delete of a key not live writes nothing. {@code ttl}: the put's lease as a TTL in seconds (0: none). Returns
+         * the change in live keys: 1, -1 or 0.
+         */
+        public int append(byte[] key, boolean delete, byte[] value, long ttl) throws java.io.IOException {
+            try (PreparedStatement last = c.prepareStatement(LAST); PreparedStatement row = c.prepareStatement(ROW)) {
+                last.setBytes(1, key);
+                long prevId = 0;
+                long create = 0;
+                boolean live = false;
+                long lease = 0;
+                byte[] before = null;
+                try (java.sql.ResultSet r = last.executeQuery()) {
+                    if (r.next()) {
+                        prevId = r.getLong(1);
+                        create = r.getLong(2) != 0 ? prevId : r.getLong(3);
+                        live = r.getLong(4) == 0;
+                        lease = r.getLong(5);
+                        before = r.getBytes(6);
+                    }
+                }
+                if (delete && !live) return 0;
+                long id = maxId(c) + 1;
+                row.setLong(1, id);
+                row.setBytes(2, key);
+                if (delete) {
+                    row.setInt(3, 0);
+                    row.setInt(4, 1);
+                    row.setLong(5, create);
+                    row.setLong(6, prevId);
+                    row.setLong(7, lease);
+                    row.setBytes(8, before);
+                    row.setBytes(9, before);
+                } else {
+                    row.setInt(3, live ? 0 : 1);
+                    row.setInt(4, 0);
+                    row.setLong(5, live ? create : 0);
+                    row.setLong(6, prevId);
+                    row.setLong(7, Math.max(0, ttl));
+                    row.setBytes(8, value);
+                    row.setBytes(9, live ? before : null);
+                }
+                if (row.executeUpdate() != 1) throw new SQLException("row " + id + " not written");
+                return delete ? -1 : live ? 0 : 1;
+            } catch (SQLException e) {
+                throw failed(e);
+            }
+        }
+
+        /** Commits what was written so far (the transaction goes on). */
+        public void commit() throws java.io.IOException {
+            try {
+                c.commit();
+            } catch (SQLException e) {
+                throw failed(e);
+            }
+        }
+
+        /** Commits, closes the connection and removes the rollback journal: kine's revision (its greatest id). */
+        public long finish() throws java.io.IOException {
+            long revision;
+            try {
+                c.commit();
+                revision = maxId(c);
+                c.close();
+            } catch (SQLException e) {
+                throw failed(e);
+            }
+            java.nio.file.Files.deleteIfExists(temp.resolveSibling(temp.getFileName() + "-journal"));
+            return revision;
+        }
+
+        /** Closes the connection (what was not committed is lost with the temp file). */
+        @Override
+        public void close() {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                // the temp file is discarded with its directory's lock
             }
         }
     }

@@ -42,12 +42,17 @@ final class KinePass {
 
     static PassReport verify(Path stateDb, Level level, Pass.Listener l) throws IOException {
         try (KineDb db = KineDb.open(stateDb, "walverify")) {
-            Account a = KineCheck.account(db, stateDb, () -> new AccountListener(l::damage));
-            if (level == Level.VALUES) a = values(db, a, java.nio.file.Files.size(stateDb));
-            if (level.replays()) a.findings().forEach(l::finding);
-            for (String d : a.store().damage()) l.storeDamage("kine", d);
-            return new PassReport(WalFormat.V2, level, level.replays() ? a : a.read(), null, -1, false, null,
-                    SplitScan.Outcome.ONE_THREAD);
+            return verify(db, stateDb, level, l);
         }
+    }
+
+    /** {@link #verify(Path, Level, Pass.Listener)} of {@code db}, open already (and left open: {@link Pass#live} reads on). */
+    static PassReport verify(KineDb db, Path stateDb, Level level, Pass.Listener l) throws IOException {
+        Account a = KineCheck.account(db, stateDb, () -> new AccountListener(l::damage));
+        if (level == Level.VALUES) a = values(db, a, java.nio.file.Files.size(stateDb));
+        if (level.replays()) a.findings().forEach(l::finding);
+        for (String d : a.store().damage()) l.storeDamage("kine", d);
+        return new PassReport(WalFormat.V2, level, level.replays() ? a : a.read(), null, -1, false, null,
+                SplitScan.Outcome.ONE_THREAD);
     }
 }

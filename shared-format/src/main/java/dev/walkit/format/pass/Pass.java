@@ -103,6 +103,69 @@ public final class Pass {
         }
     }
 
+    /**
+     * kine's state.db read once for a tool that goes on to use its keys (walmigrate's kine source): the pass's check of
+     * it (the report {@link #read} gives at semantic level: SQLite's quick_check beside the rows replayed by the rules,
+     * the salvage where SQLite reads around damage) and, from the same open of the db, its live set as kine serves it
+     * ({@link dev.walkit.format.kine.KineLive}), in key order when {@code ordered}. A file that is no kine database is
+     * refused in the kine reader's words.
+     */
+    public static KineRead kine(Path input, boolean ordered) throws IOException {
+        Input in;
+        try {
+            in = input(input);
+        } catch (IOException e) {
+            in = null; // the kine reader says what the file is not
+        }
+        dev.walkit.format.kine.KineDb db = dev.walkit.format.kine.KineDb.open(in == null ? input : in.file(), "walkit");
+        try {
+            if (in == null || in.kind() != Store.Kind.KINE) {
+                db.live().requireTable();
+                throw new IOException(input + ": not a kine database");
+            }
+            return new KineRead(KinePass.verify(db, in.file(), Level.SEMANTIC, new Listener() { }), db, ordered);
+        } catch (IOException | RuntimeException e) {
+            db.close();
+            throw e;
+        }
+    }
+
+    /** kine's db as {@link #kine} read it: the pass's report, then its live set when asked for; open until this is closed. */
+    public static final class KineRead implements AutoCloseable {
+        private final PassReport report;
+        private final dev.walkit.format.kine.KineDb db;
+        private final boolean ordered;
+        private dev.walkit.format.kine.KineLive.LiveSet keys;
+
+        private KineRead(PassReport report, dev.walkit.format.kine.KineDb db, boolean ordered) {
+            this.report = report;
+            this.db = db;
+            this.ordered = ordered;
+        }
+
+        public PassReport report() {
+            return report;
+        }
+
+        /**
+         * The live keys, read as they are asked for (the query starts at the first call: a caller that refuses the db by
+         * its report never reads them); the set's revision is kine's (its greatest row id).
+         */
+        public dev.walkit.format.kine.KineLive.LiveSet keys() throws IOException {
+            if (keys == null) keys = db.live().liveSet(-1, ordered);
+            return keys;
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                if (keys != null) keys.close();
+            } finally {
+                db.close();
+            }
+        }
+    }
+
     /** A live key a replay left: its fields, and where its value sits in the file replayed. */
     public record LiveKey(byte[] key, long valueOffset, int valueLength, long createRevision, long modRevision, long version, long lease) {
     }
