@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
@@ -61,9 +62,22 @@ public final class SavedIndex {
     private static final int ENDS = 1 << 20;
     static final int KEY_ENTRY = 56;
 
-    /** Where indexes are kept, and who hears why one was not used or not saved (one line each). */
-    public record Cache(Path dir, Consumer<String> say) {
+    /**
+     * Where indexes are kept, who hears why one was not used or not saved (one line each), and how many bytes the
+     * indexes (with the etcd and kine dbs' WAL forms beside them) may take before the least recently used go
+     * ({@link #evict}).
+     */
+    public record Cache(Path dir, Consumer<String> say, long maxBytes) {
+        /** The cache's bound when none is given: 8 GiB. */
+        public static final long MAX_BYTES = 8L << 30;
+
+        public Cache(Path dir, Consumer<String> say) {
+            this(dir, say, MAX_BYTES);
+        }
     }
+
+    /** An index not used for this long is removed at the next save. */
+    static final long UNUSED_DAYS = 30;
 
     private SavedIndex() {
     }
@@ -211,6 +225,7 @@ public final class SavedIndex {
                     f.close();
                     return refuse(cache, idx, "the file changed while it was opened");
                 }
+                used(idx);
                 if (grew) return StoreHistory.resumed(wal, f, new StoreHistory.Resume(k, a, checkpoint, account, saved.size));
                 StoreHistory.Source named = in.isWal() ? new StoreHistory.Source(Store.Kind.WAL, wal, null, null, null)
                         : new StoreHistory.Source(source.kind(), wal, source.etcd(), source.kine(), source.store());
@@ -221,6 +236,15 @@ public final class SavedIndex {
             }
         } catch (IOException | RuntimeException e) {
             return refuse(cache, idx, "unreadable (" + e.getMessage() + ")");
+        }
+    }
+
+    /** Marks {@code idx} used now (its modification time: the least recently used go first, {@link #evict}). */
+    private static void used(Path idx) {
+        try {
+            Files.setLastModifiedTime(idx, FileTime.fromMillis(System.currentTimeMillis()));
+        } catch (IOException e) {
+            // a cache that cannot be written: the index is used all the same
         }
     }
 
@@ -271,6 +295,7 @@ public final class SavedIndex {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
             }
             tmp = null;
+            evict(cache, target);
         } catch (IOException | RuntimeException e) {
             cache.say().accept("index not saved in " + dir + ": " + describe(e));
         } finally {
@@ -317,6 +342,81 @@ public final class SavedIndex {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Keeps the cache bounded, at each save (never removing {@code kept}, the index just saved): an index whose file is
+     * gone (its real path names no file, or another inode: the log was deleted or replaced), or that was not used for
+     * {@link #UNUSED_DAYS} days, is removed with the WAL form beside it; then, while the cache holds more than its
+     * {@link Cache#maxBytes}, the least recently used (an index's modification time is set at each use) go first.
+     * Another version's indexes are never used by this one: they go once unused for as long. Best effort: a file that
+     * cannot be removed is left.
+     */
+    static void evict(Cache cache, Path kept) {
+        Path dir = cache.dir();
+        record Entry(Path idx, Path form, long used, long bytes) {
+        }
+        List<Entry> entries = new java.util.ArrayList<>();
+        long now = System.currentTimeMillis();
+        long unused = now - UNUSED_DAYS * 86_400_000L;
+        long total = 0;
+        try (java.nio.file.DirectoryStream<Path> s = Files.newDirectoryStream(dir, "*.idx")) {
+            for (Path idx : s) {
+                String name = idx.getFileName().toString();
+                Path form = idx.resolveSibling(name.substring(0, name.length() - ".idx".length()) + ".wal");
+                long used = Files.getLastModifiedTime(idx).toMillis();
+                long bytes = Files.size(idx) + (Files.exists(form) ? Files.size(form) : 0);
+                if (!idx.equals(kept) && (used < unused || orphaned(idx))) {
+                    remove(idx, form);
+                    continue;
+                }
+                entries.add(new Entry(idx, form, used, bytes));
+                total += bytes;
+            }
+        } catch (IOException | RuntimeException e) {
+            return; // the next save tries again
+        }
+        entries.sort(java.util.Comparator.comparingLong(Entry::used));
+        for (Entry e : entries) {
+            if (total <= cache.maxBytes()) break;
+            if (e.idx().equals(kept)) continue;
+            if (remove(e.idx(), e.form())) total -= e.bytes();
+        }
+    }
+
+    /** Whether the file {@code idx} indexes is gone: its recorded real path names no file, or another device and inode. */
+    private static boolean orphaned(Path idx) {
+        try (FileChannel ch = FileChannel.open(idx, StandardOpenOption.READ)) {
+            ByteBuffer b = ByteBuffer.allocate((int) Math.min(ch.size(), HEADER + 4 + 2 + 65535)).order(ByteOrder.LITTLE_ENDIAN);
+            while (b.hasRemaining() && ch.read(b) > 0) {
+                // read the header and the path after it
+            }
+            byte[] magic = new byte[MAGIC.length];
+            if (b.position() < HEADER + 6) return false;
+            b.get(0, magic);
+            if (!java.util.Arrays.equals(magic, MAGIC) || b.getInt(8) != VERSION) return false; // another version's: its age decides
+            String path = pathAt(b, HEADER + 4, b.position());
+            if (path == null) return false;
+            java.util.Map<String, Object> a;
+            try {
+                a = Files.readAttributes(Path.of(path), "unix:dev,ino");
+            } catch (java.nio.file.NoSuchFileException e) {
+                return true;
+            }
+            return (Long) a.get("dev") != b.getLong(16) || (Long) a.get("ino") != b.getLong(24);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean remove(Path idx, Path form) {
+        try {
+            Files.deleteIfExists(idx);
+            Files.deleteIfExists(form);
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -292,4 +292,67 @@ class SavedIndexTest {
             assertEquals(dev.walkit.format.WalFormat.V1, x.format());
         }
     }
+
+    /** The sample copied to {@code name} (each copy its own inode: its own index). */
+    private Path sampleAs(String name) throws IOException {
+        Path wal = dir.resolve(name);
+        Files.copy(Fixtures.path("sample").resolve("wal"), wal);
+        return wal;
+    }
+
+    /** Opens {@code wal} through {@code cache} and closes it (the index saved at the close when there was none). */
+    private static void openClose(Path wal, SavedIndex.Cache cache) throws IOException {
+        try (StoreHistory x = Pass.history(wal, null, cache)) {
+            x.awaitSaved();
+        }
+    }
+
+    /** The index file of {@code wal} in the cache. */
+    private Path indexOf(Path wal) throws IOException {
+        return SavedIndex.fileOf(dir.resolve("cache"), SavedIndex.Identity.of(wal, dev.walkit.format.account.Store.Kind.WAL));
+    }
+
+    @Test
+    void anIndexWhoseFileIsGoneOrUnusedForThirtyDaysIsRemovedAtTheNextSave() throws IOException {
+        Path a = sampleAs("a.wal");
+        Path b = sampleAs("b.wal");
+        Path c = sampleAs("c.wal");
+        openClose(a, cache());
+        openClose(b, cache());
+        Path ia = indexOf(a);
+        Path ib = indexOf(b);
+        assertTrue(Files.exists(ia) && Files.exists(ib));
+        Files.delete(a);
+        Files.setLastModifiedTime(ib, FileTime.fromMillis(System.currentTimeMillis() - (SavedIndex.UNUSED_DAYS + 1) * 86_400_000L));
+        openClose(c, cache());
+        assertFalse(Files.exists(ia), "the log was deleted: its index goes");
+        assertFalse(Files.exists(ib), "not used for 31 days: it goes");
+        assertTrue(Files.exists(indexOf(c)));
+        assertEquals(List.of(), said);
+    }
+
+    @Test
+    void overItsBoundTheLeastRecentlyUsedIndexesGoFirst() throws IOException {
+        Path a = sampleAs("a.wal");
+        Path b = sampleAs("b.wal");
+        Path c = sampleAs("c.wal");
+        openClose(a, cache());
+        long one = Files.size(indexOf(a));
+        // Room for two of the sample's indexes and a half.
+        SavedIndex.Cache bounded = new SavedIndex.Cache(dir.resolve("cache"), said::add, 2 * one + one / 2);
+        openClose(b, bounded);
+        long now = System.currentTimeMillis();
+        Files.setLastModifiedTime(indexOf(a), FileTime.fromMillis(now - 120_000));
+        Files.setLastModifiedTime(indexOf(b), FileTime.fromMillis(now - 60_000));
+        try (StoreHistory x = Pass.history(a, null, bounded)) {
+            assertTrue(x.indexed(), "a is used again: now the most recently used");
+        }
+        openClose(c, bounded);
+        assertTrue(Files.exists(indexOf(a)), "used a moment ago");
+        assertFalse(Files.exists(indexOf(b)), "the least recently used went");
+        assertTrue(Files.exists(indexOf(c)), "the one just saved stays");
+        try (StoreHistory x = Pass.history(b, null, bounded)) {
+            assertFalse(x.indexed(), "b is read whole again");
+        }
+    }
 }
