@@ -37,9 +37,7 @@ class SavedIndexTest {
     }
 
     private Path sample() throws IOException {
-        Path wal = dir.resolve("sample.wal");
-        Files.copy(Fixtures.path("sample").resolve("wal"), wal);
-        return wal;
+        return sampleAs("sample.wal");
     }
 
     /** The history read whole, its dump. */
@@ -300,6 +298,14 @@ class SavedIndexTest {
         return wal;
     }
 
+    /** Three copies of the sample, a, b and c; a and b opened and their indexes saved through {@code first}. */
+    private Path[] threeSamples(SavedIndex.Cache first) throws IOException {
+        Path[] w = {sampleAs("a.wal"), sampleAs("b.wal"), sampleAs("c.wal")};
+        openClose(w[0], first);
+        openClose(w[1], first);
+        return w;
+    }
+
     /** Opens {@code wal} through {@code cache} and closes it (the index saved at the close when there was none). */
     private static void openClose(Path wal, SavedIndex.Cache cache) throws IOException {
         try (StoreHistory x = Pass.history(wal, null, cache)) {
@@ -314,11 +320,10 @@ class SavedIndexTest {
 
     @Test
     void anIndexWhoseFileIsGoneOrUnusedForThirtyDaysIsRemovedAtTheNextSave() throws IOException {
-        Path a = sampleAs("a.wal");
-        Path b = sampleAs("b.wal");
-        Path c = sampleAs("c.wal");
-        openClose(a, cache());
-        openClose(b, cache());
+        Path[] w = threeSamples(cache());
+        Path a = w[0];
+        Path b = w[1];
+        Path c = w[2];
         Path ia = indexOf(a);
         Path ib = indexOf(b);
         assertTrue(Files.exists(ia) && Files.exists(ib));
@@ -333,14 +338,13 @@ class SavedIndexTest {
 
     @Test
     void overItsBoundTheLeastRecentlyUsedIndexesGoFirst() throws IOException {
-        Path a = sampleAs("a.wal");
-        Path b = sampleAs("b.wal");
-        Path c = sampleAs("c.wal");
-        openClose(a, cache());
+        Path[] w = threeSamples(cache());
+        Path a = w[0];
+        Path b = w[1];
+        Path c = w[2];
         long one = Files.size(indexOf(a));
         // Room for two of the sample's indexes and a half.
         SavedIndex.Cache bounded = new SavedIndex.Cache(dir.resolve("cache"), said::add, 2 * one + one / 2);
-        openClose(b, bounded);
         long now = System.currentTimeMillis();
         Files.setLastModifiedTime(indexOf(a), FileTime.fromMillis(now - 120_000));
         Files.setLastModifiedTime(indexOf(b), FileTime.fromMillis(now - 60_000));
