@@ -5,6 +5,7 @@ import dev.walkit.cli.WriteOut;
 
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The command line runbooks and CI write to waldoctor, parsed without picocli: {@code diagnose} then {@code -w F},
@@ -152,6 +153,32 @@ final class PlainArgs {
         s.noIndex = noIndex;
         s.showSecrets = secrets;
         return s;
+    }
+
+    /**
+     * {@code get PATH KEY}, with {@code --no-index} at most once, nothing else (the one-shot read a second open of a large
+     * store answers in half a second, picocli's model of every command being most of it); anything else: null, picocli's.
+     */
+    static WalDoctor.OneShot get(String[] args) {
+        if (args.length < 3 || !args[0].equals("get")) return null;
+        boolean noIndex = false;
+        List<String> words = new java.util.ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--no-index") && !noIndex) noIndex = true;
+            else if (plainWord(a)) words.add(a);
+            else return null;
+        }
+        if (words.size() != 2) return null;
+        try {
+            Path.of(words.get(0));
+        } catch (InvalidPathException e) {
+            return null;
+        }
+        WalDoctor.OneShot g = new WalDoctor.OneShot(Commands.table().get("get"));
+        g.all.addAll(words);
+        g.noIndex = noIndex;
+        return g;
     }
 
     /** 1 to 18 decimal digits: a long picocli reads the same. */

@@ -43,8 +43,8 @@ public final class WalDoctor implements Callable<Integer> {
             Cli.exit("waldoctor", CdsTraining.serve(args)); // bin/_cds: what serve's class-data sharing archive covers
         }
         // The command lines an operator or a runbook types most skip building picocli's model of every command (≈ 0.2 s
-        // of a run): `diagnose [-w F] PATH`, `shell PATH` (a second open of a large store is a third of a second) and
-        // serve's (a client waits on its start). Anything else, errors included, is picocli's.
+        // of a run): `diagnose [-w F] PATH`, `shell PATH` (a second open of a large store is a third of a second),
+        // serve's (a client waits on its start) and `get PATH KEY`. Anything else, errors included, is picocli's.
         Diagnose diagnose = PlainArgs.diagnose(args);
         if (diagnose != null) {
             // bin/_cds: the report of the other stores first, so that their classes are archived too.
@@ -58,6 +58,8 @@ public final class WalDoctor implements Callable<Integer> {
         if (shell != null) runPlain("waldoctor shell", shell::run);
         Serve serve = PlainArgs.serve(args);
         if (serve != null) runPlain("waldoctor serve", (out, err) -> serve.run(err));
+        OneShot get = PlainArgs.get(args);
+        if (get != null) runPlain("waldoctor get", get::run);
         Cli.exit("waldoctor", run(Cli.stdout(), Cli.stderr(), args));
     }
 
@@ -347,10 +349,19 @@ public final class WalDoctor implements Callable<Integer> {
             this.command = command;
         }
 
+        /** The command this one-shot runs (the shell's, by name). */
+        String name() {
+            return command.name();
+        }
+
         @Override
         public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
+            return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
+
+        /** The one-shot over its words: what picocli and the plain parse ({@link PlainArgs#get}) call. */
+        int run(PrintWriter out, PrintWriter err) {
+            if (writeOut == null) writeOut = WriteOut.of(OutputFormat.SIMPLE, false);
             String name = "waldoctor " + command.name();
             if (writeOut.check(name, err, StructuredOutput.formats(command.name())) != null) return ExitCode.USAGE.code();
             // PATH is the first word that is neither one of the command's options nor an option's value, as etcdctl reads its options.

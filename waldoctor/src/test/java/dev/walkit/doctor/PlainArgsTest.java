@@ -151,4 +151,20 @@ class PlainArgsTest {
                         {"shell", "-", "wal"}},
                 SHELL_WORDS, 4, 4747, PlainArgs::shell, PlainArgsTest::describe);
     }
+
+    private static final String[] GET_WORDS = {"get", "--no-index", "--show-secrets", "--rev", "5", "-w", "json", "--help", "--", "@args",
+            "wal", "/var/lib/store", "/registry/pods/a", "key with space", "-x", "", "wal", "/registry/pods/a"};
+
+    private static String describe(WalDoctor.OneShot g) {
+        return "command=" + g.name() + " noIndex=" + g.noIndex + " secrets=" + g.showSecrets + " words=" + g.all
+                + " format=" + (g.writeOut == null ? dev.walkit.cli.OutputFormat.SIMPLE : g.writeOut.format());
+    }
+
+    @Test
+    void getsPlainFormIsParsedWithoutPicocli() {
+        agreesWithPicocli("get", new String[][] {{"get", "wal", "/registry/pods/a"}, {"get", "--no-index", "wal", "k"}, {"get", "wal", "k", "--no-index"}},
+                new String[][] {{"get", "wal"}, {"get", "wal", "k", "--rev", "5"}, {"get", "-w", "json", "wal", "k"}, {"get", "wal", "k", "other"},
+                        {"get", "--help", "wal", "k"}, {"get", "--no-index", "--no-index", "wal", "k"}, {"get", "wal", "--prefix"}},
+                GET_WORDS, 3, 474747, PlainArgs::get, PlainArgsTest::describe);
+    }
 }
