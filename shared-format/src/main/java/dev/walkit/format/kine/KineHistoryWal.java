@@ -9,9 +9,7 @@ import dev.walkit.format.replay.KeyVersions;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -70,18 +68,6 @@ public final class KineHistoryWal {
     private KineHistoryWal() {
     }
 
-    /**
-     * The compact revision kine recorded (0: none): compact_rev_key's latest row, found by kine's name index (the
-     * name as text, as kine writes it, or as a blob; a CAST of the column would read every row).
-     */
-    static long compactRevision(KineDb db) throws SQLException {
-        try (Statement s = db.connection().createStatement();
-             ResultSet r = s.executeQuery("SELECT prev_revision FROM kine WHERE name IN ('compact_rev_key', CAST('compact_rev_key' AS BLOB))"
-                     + " ORDER BY id DESC LIMIT 1")) {
-            return r.next() ? r.getLong(1) : 0;
-        }
-    }
-
     /** Writes {@code db}'s WAL form to {@code out} (created; not fsynced: a private working copy). */
     public static Summary write(KineDb db, Path out) throws IOException {
         // A private working copy, read at once and deleted: never fsynced.
@@ -109,7 +95,7 @@ public final class KineHistoryWal {
      */
     public static Summary emit(KineDb db, RecordSink w) throws IOException {
         try {
-            Rows e = new Rows(w, compactRevision(db));
+            Rows e = new Rows(w, KineLive.compactRevision(db.connection()));
             List<String> unreadable = new ArrayList<>();
             try (KineRows read = KineRows.start(db, e.values ? ROWS : ROWS_VALUE_LENGTHS, e.values)) {
                 for (KineRows.Batch b; (b = read.next()) != null; read.done(b)) {

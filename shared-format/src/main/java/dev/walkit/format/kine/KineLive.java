@@ -95,10 +95,26 @@ public final class KineLive implements AutoCloseable {
         return number("SELECT COALESCE(MAX(id), 0) FROM kine", "reading kine's revision failed");
     }
 
-    /** The revision kine's compaction reached (compact_rev_key's prev_revision, as kine keeps it), 0 when none. */
+    /** The revision kine's compaction reached ({@link #compactRevision(Connection)}), 0 when none. */
     public long compactRevision() throws IOException {
-        return number("SELECT COALESCE((SELECT prev_revision FROM kine WHERE name = 'compact_rev_key' ORDER BY id LIMIT 1), 0)",
-                "reading kine's compact revision failed");
+        try {
+            return compactRevision(c);
+        } catch (SQLException e) {
+            throw failed("reading kine's compact revision failed", e);
+        }
+    }
+
+    /**
+     * The compact revision kine recorded on {@code c}'s database (0: none): compact_rev_key's latest row's prev_revision,
+     * found by kine's name index (the name as text, as kine writes it, or as a blob; a CAST of the column would read
+     * every row). The one reading of it: the WAL form's snapshot prefix and a follow's check that kine has not
+     * compacted past what it read.
+     */
+    static long compactRevision(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT prev_revision FROM kine WHERE name IN ('compact_rev_key', CAST('compact_rev_key' AS BLOB))"
+                + " ORDER BY id DESC LIMIT 1"); ResultSet r = s.executeQuery()) {
+            return r.next() ? r.getLong(1) : 0;
+        }
     }
 
     private long number(String sql, String what) throws IOException {

@@ -53,7 +53,7 @@ public final class KineOutput {
     }
 
     /** Sets {@code c}'s journal and sync modes for a file written once, and creates kine's schema. */
-    public static void create(Connection c) throws SQLException {
+    private static void create(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("PRAGMA journal_mode = DELETE");
             s.execute("PRAGMA synchronous = FULL");
@@ -65,7 +65,7 @@ public final class KineOutput {
      * Writes {@code rows} (live keys, any order) and kine's own rows through {@code c} (autocommit off; the caller
      * commits), the live set's revision being {@code revision}.
      */
-    public static Written write(Connection c, Iterator<Row> rows, long revision) throws SQLException {
+    private static Written write(Connection c, Iterator<Row> rows, long revision) throws SQLException {
         long n = 0;
         List<String> notes = new ArrayList<>();
         List<Row> shared = new ArrayList<>();
@@ -301,7 +301,7 @@ public final class KineOutput {
     }
 
     /** kine's revision: its greatest id (0 for none). */
-    public static long maxId(Connection c) throws SQLException {
+    private static long maxId(Connection c) throws SQLException {
         try (Statement s = c.createStatement(); java.sql.ResultSet r = s.executeQuery("SELECT COALESCE(MAX(id), 0) FROM kine")) {
             return r.next() ? r.getLong(1) : 0;
         }
