@@ -80,7 +80,8 @@ public final class MirrorBench {
         System.out.printf("%-36s %12d %12d %12d%n", "events seen of " + rate * seconds, m.seen(), w.seen(), j.seen());
         System.out.printf("%-36s %12.0f %12.0f %12.0f %14.2f%n", "apply rate (changes/s) under the load", m.applyRate(), w.applyRate(), j.applyRate(),
                 w.applyRate() / m.applyRate());
-        System.out.println("(copy: until the target holds every key; make-mirror's and jetcd-mirror's cut-over: until the target holds the last write; "
+        System.out.println("(copy: until the target holds every key; make-mirror's and jetcd-mirror's cut-over: until the target holds the last write (NaN: "
+                + "not within 120 s); "
                 + "walmigrate's: from the cut-over file to its exit, drained and verified: " + w.note() + ")");
     }
 
@@ -121,11 +122,14 @@ public final class MirrorBench {
             } else {
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
                 while (at[n - 1] == 0 && System.nanoTime() < until) Thread.sleep(1);
-                cut = (at[n - 1] - stopped) / 1e9;
+                cut = at[n - 1] == 0 ? Double.NaN : (at[n - 1] - stopped) / 1e9; // NaN: the last write never reached the target
             }
             watcher.close();
             p.destroy();
             p.waitFor();
+            // The load's keys leave the source again: each tool copies the same keys (the next would copy this load's too).
+            s.getKVClient().delete(ByteSequence.from(loadPrefix, StandardCharsets.UTF_8), io.etcd.jetcd.options.DeleteOption.builder().isPrefix(true).build())
+                    .get(120, TimeUnit.SECONDS);
             return new Run(name, copy, lags(sent, at), cpu * 1000 / n, cut, count(at), note, applyRate(at));
         }
     }

@@ -46,15 +46,20 @@ final class Follow {
     private static final int COMPARE_VALUE_BYTES = 64 << 10;
     private static final int MAX_ATTEMPTS = 30;
 
-    /** When the follow ends: at a revision, when a file appears, on a signal; and how many follow transactions it keeps in flight. */
-    record Until(long revision, Path cutoverFile, String markerKey, int pipeline) {
+    /**
+     * When the follow ends: at a revision, when a file appears, on a signal; how many follow transactions it keeps in
+     * flight; how many source transactions one target transaction may take when the follow is behind.
+     */
+    record Until(long revision, Path cutoverFile, String markerKey, int pipeline, int coalesce) {
         Until(long revision, Path cutoverFile, String markerKey) {
-            this(revision, cutoverFile, markerKey, DEFAULT_PIPELINE);
+            this(revision, cutoverFile, markerKey, DEFAULT_PIPELINE, DEFAULT_COALESCE);
         }
     }
 
     /** Follow transactions in flight at once unless --pipeline says otherwise. */
     static final int DEFAULT_PIPELINE = 64;
+    /** Source transactions one target transaction may take (when already read, behind) unless --coalesce says otherwise. */
+    static final int DEFAULT_COALESCE = 64;
 
     private final MigrateOptions o;
     /** Keys other shards take (--route), left out of this one's copy, follow and verify; null: none. */
@@ -77,6 +82,8 @@ final class Follow {
     private long markerRevision;
     private final MigrationReport.Tally tally = new MigrationReport.Tally();
     private long transactions;
+    /** Target transactions the follow's changes went in (fewer than {@link #transactions} when coalesced). */
+    private long targetTransactions;
     private long changes;
     private long conflicts;
     private final List<byte[]> conflictKeys = new ArrayList<>();
@@ -187,20 +194,25 @@ final class Follow {
             tally.nanos = System.nanoTime() - start;
             MigrationReport copied = tally.done();
             confirmed = markerAt = new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, revision);
+            Group group = new Group();
             Cut c = follow(feed, revision, new Applier() {
                 @Override
                 public void apply(SourceTxn t, List<Change> todo) throws Exception {
-                    send(feed, t, new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, t.revision()), todo);
+                    if (!group.takes(todo)) sendGroup(feed, group);
+                    group.add(t, todo);
+                    if (group.sources.size() >= until.coalesce()) sendGroup(feed, group);
                 }
 
                 @Override
                 public void drain() throws Exception {
+                    sendGroup(feed, group);
                     while (!inFlight.isEmpty()) answerOldest(feed);
                     settleMarker(true);
                 }
 
                 @Override
                 public void answered() throws Exception {
+                    sendGroup(feed, group);
                     while (!inFlight.isEmpty() && inFlight.peekFirst().answer().isDone()) answerOldest(feed);
                     settleMarker(false);
                 }
@@ -238,6 +250,7 @@ final class Follow {
             MigrationReport copied = tally.done();
             Cut c = follow(feed, revision, (t, todo) -> {
                 staged.append(t.revision(), todo, feed::ttlOf);
+                targetTransactions++;
                 applied(feed, t);
             });
             Comparison verify;
@@ -328,7 +341,8 @@ final class Follow {
         Arrays.sort(r);
         Arrays.sort(n);
         return new FollowReport(resumed, copyRevision, transactions, changes, conflicts, List.copyOf(conflictKeys), absentAlready, pct(r, 50), pct(r, 99),
-                pct(n, 50) / 1e6, pct(n, 99) / 1e6, c.revision(), c.why(), cutSeconds, verify, until.pipeline(), mostInFlight, pipelineRestarts, splits);
+                pct(n, 50) / 1e6, pct(n, 99) / 1e6, c.revision(), c.why(), cutSeconds, verify, until.pipeline(), mostInFlight, pipelineRestarts, splits,
+                until.coalesce(), targetTransactions);
     }
 
     /** The changes of {@code t} under the prefix. */
@@ -390,13 +404,73 @@ final class Follow {
         lagNanos[lags++] = System.nanoTime() - t.seenNanos();
     }
 
-    /** A follow transaction in flight: the source's, the marker that says it is applied, its changes and keys, its answer. */
-    private record InFlight(SourceTxn source, FollowMarker next, List<Change> todo, List<java.nio.ByteBuffer> keys, List<Long> newLeases,
+    /**
+     * A follow transaction in flight: the source's (one, or consecutive ones coalesced), the marker that says they are
+     * applied, their changes and keys, its answer.
+     */
+    private record InFlight(List<SourceTxn> sources, FollowMarker next, List<List<Change>> parts, List<java.nio.ByteBuffer> keys, List<Long> newLeases,
                             java.util.concurrent.CompletableFuture<TxnResponse> answer) {
+        SourceTxn last() {
+            return sources.get(sources.size() - 1);
+        }
     }
 
     /**
-     * Sends {@code todo} (the source transaction {@code t}; {@code next}, the marker that says it is applied) with up to
+     * Consecutive source transactions already read, to go as one target transaction (--coalesce): none writes a key
+     * another of them writes (etcd refuses a key twice in one transaction, and each change's compare is of the value
+     * before its own source transaction), their operations within --batch and their bytes within a request. A source
+     * transaction is never split by it: the target applies all of the group or none, in the source's order.
+     */
+    private final class Group {
+        final List<SourceTxn> sources = new ArrayList<>();
+        /** Each source transaction's changes. */
+        final List<List<Change>> parts = new ArrayList<>();
+        final Set<java.nio.ByteBuffer> keys = new HashSet<>();
+        int changes;
+        long bytes;
+
+        /** Whether {@code more} can join (an empty group takes anything). */
+        boolean takes(List<Change> more) {
+            if (sources.isEmpty()) return true;
+            if (changes + more.size() > o.batch() / 2) return false; // room for the lease mappings beside them
+            long b = bytes;
+            for (Change c : more) {
+                if (keys.contains(java.nio.ByteBuffer.wrap(c.key()))) return false;
+                b += size(c);
+            }
+            return b <= MigrateOptions.MAX_REQUEST_BYTES / 2;
+        }
+
+        void add(SourceTxn t, List<Change> more) {
+            sources.add(t);
+            parts.add(more);
+            changes += more.size();
+            for (Change c : more) {
+                keys.add(java.nio.ByteBuffer.wrap(c.key()));
+                bytes += size(c);
+            }
+        }
+
+        private static long size(Change c) {
+            return c.key().length + (c.value() == null ? 0 : c.value().length) + (c.prev() == null ? 0 : c.prev().length);
+        }
+    }
+
+    /** Sends the group (if any) as one follow transaction, and empties it. */
+    private void sendGroup(ChangeFeed feed, Group g) throws Exception {
+        if (g.sources.isEmpty()) return;
+        List<SourceTxn> sources = List.copyOf(g.sources);
+        List<List<Change>> parts = List.copyOf(g.parts);
+        g.sources.clear();
+        g.parts.clear();
+        g.keys.clear();
+        g.changes = 0;
+        g.bytes = 0;
+        send(feed, sources, new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, sources.get(sources.size() - 1).revision()), parts);
+    }
+
+    /**
+     * Sends {@code parts} (the changes of the source transactions {@code sources}, one or a group; {@code next}, the marker that says they are applied) with up to
      * {@link Until#pipeline} transactions in flight: each compares its keys' previous values, as one at a time does, and
      * none writes a key another transaction past the marker wrote (when it would, those are answered and the marker moved
      * past them first). So the order the target applies them in changes nothing a key goes through, and after a kill each
@@ -404,10 +478,13 @@ final class Follow {
      * answered ones, one move in flight at a time ({@link #settleMarker}). One in flight: every transaction through
      * {@link #applyMarker}, which moves the marker itself.
      */
-    private void send(ChangeFeed feed, SourceTxn t, FollowMarker next, List<Change> todo) throws Exception {
+    private void send(ChangeFeed feed, List<SourceTxn> sources, FollowMarker next, List<List<Change>> parts) throws Exception {
+        targetTransactions++;
+        List<Change> todo = new ArrayList<>();
+        for (List<Change> part : parts) todo.addAll(part);
         if (until.pipeline() <= 1) {
             applyMarker(next, todo);
-            applied(feed, t);
+            for (SourceTxn t : sources) applied(feed, t);
             return;
         }
         List<java.nio.ByteBuffer> keys = new ArrayList<>(todo.size());
@@ -434,7 +511,7 @@ final class Follow {
         } catch (RuntimeException e) {
             answer = java.util.concurrent.CompletableFuture.failedFuture(e);
         }
-        InFlight f = new InFlight(t, next, todo, keys, newLeases, answer);
+        InFlight f = new InFlight(sources, next, parts, keys, newLeases, answer);
         inFlight.add(f);
         pastMarker.add(f);
         for (java.nio.ByteBuffer k : keys) keysPastMarker.merge(k, 1, Integer::sum);
@@ -472,20 +549,26 @@ final class Follow {
         }
         recorded.addAll(f.newLeases());
         confirmed = f.next();
-        applied(feed, f.source());
+        for (SourceTxn t : f.sources()) applied(feed, t);
     }
 
     /**
-     * One pipelined transaction whose compare failed (or whose answer was lost), applied alone: when the target holds
-     * its keys as it leaves them, it was applied (its answer lost, or by a run killed before the marker moved past it:
-     * no other transaction past the marker wrote those keys); else a change whose key the target does not hold as the
-     * source did before is a conflict, left as it is and listed, and the rest applied.
+     * One pipelined transaction whose compare failed (or whose answer was lost), applied alone. Each of its source
+     * transactions whose keys the target holds as it leaves them was applied (its answer lost, or by a run killed
+     * before the marker moved past it, which may have grouped the source's transactions otherwise: no other transaction
+     * past the marker wrote those keys), and is not applied again; of the rest, a change whose key the target does not
+     * hold as the source did before is a conflict, left as it is and listed, and the others applied.
      */
     private void applyAlone(InFlight f) throws Exception {
-        List<Change> left = new ArrayList<>(f.todo());
+        List<Change> left = null;
         for (int attempt = 0; ; attempt++) {
             try {
-                if (holdsAfter(left)) return;
+                if (left == null) {
+                    left = notYetApplied(f.parts());
+                    if (left.isEmpty()) return;
+                } else if (holdsAfter(left)) {
+                    return;
+                }
                 List<Cmp> cmps = new ArrayList<>();
                 List<Op> ops = new ArrayList<>();
                 changesAndLeases(left, cmps, ops, new ArrayList<>(f.newLeases()));
@@ -497,7 +580,7 @@ final class Follow {
                 throw e;
             } catch (Exception e) {
                 if (Migrator.refused(e) || attempt >= MAX_ATTEMPTS) {
-                    throw new IllegalStateException("etcd has not taken the follow's transaction at source revision " + f.source().revision()
+                    throw new IllegalStateException("etcd has not taken the follow's transaction at source revision " + f.last().revision()
                             + " (" + e.getMessage() + "): run the same command again when it answers (it resumes there)", e);
                 }
                 Thread.sleep(Math.min(2000, 50L << Math.min(attempt, 6)));
@@ -505,18 +588,42 @@ final class Follow {
         }
     }
 
+    /** The changes of those of {@code parts} (each a source transaction's) whose keys the target does not all hold as they leave them. */
+    private List<Change> notYetApplied(List<List<Change>> parts) throws Exception {
+        List<Change> all = new ArrayList<>();
+        for (List<Change> part : parts) all.addAll(part);
+        boolean[] held = heldAfter(all);
+        List<Change> left = new ArrayList<>();
+        int i = 0;
+        for (List<Change> part : parts) {
+            boolean applied = !part.isEmpty();
+            for (int j = 0; j < part.size(); j++) applied &= held[i + j];
+            if (!applied) left.addAll(part);
+            i += part.size();
+        }
+        return left;
+    }
+
     /** Whether the target holds every key of {@code changes} as they leave it (a put's value, a delete's absence). */
     private boolean holdsAfter(List<Change> changes) throws Exception {
         if (changes.isEmpty()) return false;
+        for (boolean h : heldAfter(changes)) if (!h) return false;
+        return true;
+    }
+
+    /** Of each of {@code changes}, whether the target holds its key as it leaves it. */
+    private boolean[] heldAfter(List<Change> changes) throws Exception {
+        boolean[] held = new boolean[changes.size()];
+        if (changes.isEmpty()) return held;
         List<SourceKey> asRead = new ArrayList<>(changes.size());
         for (Change c : changes) asRead.add(new SourceKey(c.key(), c.value() == null ? new byte[0] : c.value(), 0, 0, 0, 0));
-        List<GetResponse> held = Migrator.readBack(kv, asRead, TimeUnit.SECONDS.toMillis(30));
+        List<GetResponse> read = Migrator.readBack(kv, asRead, TimeUnit.SECONDS.toMillis(30));
         for (int i = 0; i < changes.size(); i++) {
             Change c = changes.get(i);
-            byte[] has = held.get(i).getKvs().isEmpty() ? null : held.get(i).getKvs().get(0).getValue().getBytes();
-            if (c.delete() ? has != null : has == null || !Arrays.equals(has, c.value())) return false;
+            byte[] has = read.get(i).getKvs().isEmpty() ? null : read.get(i).getKvs().get(0).getValue().getBytes();
+            held[i] = c.delete() ? has == null : has != null && Arrays.equals(has, c.value());
         }
-        return true;
+        return held;
     }
 
     /**
@@ -574,7 +681,7 @@ final class Follow {
 
     /** The marker moved to {@code revision}: the transactions up to it are no longer past it. */
     private void passed(long revision) {
-        while (!pastMarker.isEmpty() && pastMarker.peekFirst().source().revision() <= revision) {
+        while (!pastMarker.isEmpty() && pastMarker.peekFirst().last().revision() <= revision) {
             for (java.nio.ByteBuffer k : pastMarker.removeFirst().keys()) keysPastMarker.computeIfPresent(k, (x, n) -> n == 1 ? null : n - 1);
         }
     }

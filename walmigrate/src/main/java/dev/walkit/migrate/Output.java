@@ -65,7 +65,8 @@ final class Output {
                 list(j, "errors", c.errors());
                 j.field("leases_granted", c.leasesGranted()).field("leases_reused", c.leasesReused()).field("copy_seconds", Math.round(c.seconds() * 1000) / 1000.0);
                 if (w != null) {
-                    j.field("transactions", w.transactions()).field("changes", w.changes()).field("follow_conflicts", w.conflicts());
+                    j.field("transactions", w.transactions()).field("target_transactions", w.targetTransactions()).field("coalesce", w.coalesce())
+                            .field("changes", w.changes()).field("follow_conflicts", w.conflicts());
                     keys(j, "follow_conflict_keys", w.conflictKeys());
                     j.field("already_absent", w.alreadyAbsent())
                             .field("lag_revisions_p50", w.lagRevisionsP50()).field("lag_revisions_p99", w.lagRevisionsP99())
@@ -86,6 +87,7 @@ final class Output {
                         .row("leases granted", c.leasesGranted()).row("leases reused", c.leasesReused()).row("copy seconds", String.format("%.1f", c.seconds()));
                 if (w != null) {
                     t.row("resumed", w.resumed() == null ? "no" : w.resumed()).row("copy revision", w.copyRevision()).row("transactions", w.transactions())
+                            .row("target transactions", w.targetTransactions() + " (--coalesce " + w.coalesce() + ")")
                             .row("changes", w.changes()).row("follow conflicts", w.conflicts()).row("already absent", w.alreadyAbsent())
                             .row("lag p50", w.lagRevisionsP50() + " revision(s) / " + String.format("%.1f ms", w.lagMillisP50()))
                             .row("lag p99", w.lagRevisionsP99() + " revision(s) / " + String.format("%.1f ms", w.lagMillisP99()))
@@ -109,8 +111,9 @@ final class Output {
                 for (byte[] k : c.conflicts()) out.println("  conflict (left as it is): " + quote(k));
                 if (w == null) return;
                 if (w.resumed() != null) out.printf("walmigrate: resumed %s (the target's marker)%n", w.resumed());
-                out.printf("walmigrate: followed from revision %d: %,d transaction(s) applied (%,d change(s)), %,d conflict(s)%s; lag p50 %,d revision(s) / %.1f ms, "
-                                + "p99 %,d / %.1f ms; %d transaction(s) in flight at most (--pipeline %d)%s%n", w.copyRevision(), w.transactions(), w.changes(), w.conflicts(),
+                out.printf("walmigrate: followed from revision %d: %,d transaction(s) applied (%,d change(s)%s), %,d conflict(s)%s; lag p50 %,d revision(s) / %.1f ms, "
+                                + "p99 %,d / %.1f ms; %d transaction(s) in flight at most (--pipeline %d)%s%n", w.copyRevision(), w.transactions(), w.changes(),
+                        w.targetTransactions() != w.transactions() ? String.format(" in %,d target transaction(s)", w.targetTransactions()) : "", w.conflicts(),
                         w.alreadyAbsent() > 0 ? String.format(", %,d delete(s) of keys already gone from the target", w.alreadyAbsent()) : "",
                         w.lagRevisionsP50(), w.lagMillisP50(), w.lagRevisionsP99(), w.lagMillisP99(), w.mostInFlight(), w.pipeline(),
                         (w.pipelineRestarts() > 0 ? String.format(", %,d restart(s) from the marker", w.pipelineRestarts()) : "")

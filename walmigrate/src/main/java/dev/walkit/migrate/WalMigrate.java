@@ -619,6 +619,12 @@ public final class WalMigrate implements Callable<Integer> {
                         + "the pipeline, which goes on from the target's marker.")
         int pipeline;
 
+        @Option(names = "--coalesce", paramLabel = "N", defaultValue = "" + Follow.DEFAULT_COALESCE,
+                description = "With --follow into etcd: when the follow is behind, apply up to N consecutive source transactions already read "
+                        + "as one target transaction (no key in two of them; within --batch; each source transaction whole, in order). "
+                        + "Default ${DEFAULT-VALUE}; 1: one target transaction (and revision) for each source transaction.")
+        int coalesce;
+
         /** A usage error, or null. */
         String check(MigrateOptions o, OfflineMixin offline, List<String> routes) {
             if (routes != null && !routes.isEmpty() && (offline.outWal != null || offline.outKine != null)) {
@@ -638,6 +644,7 @@ public final class WalMigrate implements Callable<Integer> {
             }
             if (marker == null || marker.isEmpty()) return "--marker must name a key";
             if (pipeline < 1 || pipeline > 1024) return "--pipeline must be between 1 and 1024";
+            if (coalesce < 1 || coalesce > 1024) return "--coalesce must be between 1 and 1024";
             return null;
         }
     }
@@ -666,7 +673,7 @@ public final class WalMigrate implements Callable<Integer> {
         try (EarlyClient target = EarlyClient.connect(o); ChangeFeed feed = open.open()) {
             // Shards followed at once share the terminal: no progress line for them.
             PrintWriter progress = alone && Cli.stderrIsTerminal() ? err : null;
-            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker, f.pipeline), err, progress, stop::stopped, except, scope)
+            Follow.Result r = new Follow(o, new Follow.Until(f.untilRevision, f.cutover, f.marker, f.pipeline, f.coalesce), err, progress, stop::stopped, except, scope)
                     .run(feed, target);
             MigrationReport c = r.copy();
             ExitCode code = r.stopped() != null || !c.errors().isEmpty() || !c.tooLarge().isEmpty() ? ExitCode.FAILED

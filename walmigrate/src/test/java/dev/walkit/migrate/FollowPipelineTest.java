@@ -60,6 +60,30 @@ class FollowPipelineTest {
             assertEquals(16, j.get("pipeline").asInt());
             assertTrue(j.get("pipeline_most_in_flight").asInt() > 1, "more than one in flight under a burst: " + j);
             assertEquals(0, j.get("pipeline_restarts").asLong(), "nothing failed: " + j);
+            assertEquals(64, j.get("coalesce").asInt());
+            assertTrue(j.get("target_transactions").asLong() < j.get("transactions").asLong(),
+                    "a burst read at once goes in fewer target transactions: " + j);
+            assertEquals(served(s, "/registry/", false), served(t, "/registry/", false));
+        }
+    }
+
+    @Test
+    void withCoalesceOneEachSourceTransactionIsOneTargetTransaction() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1);
+             Client s = client(src.endpoints()); Client t = client(dst.endpoints())) {
+            KV kv = s.getKVClient();
+            kv.put(bs("/registry/configmaps/ns/cm-0"), bs("v0")).get();
+            long start = kv.get(bs("/registry/")).get().getHeader().getRevision();
+            Path cut = dir.resolve("cutover");
+            FollowMigrateTest.Following run = follow("etcd", "--source-endpoints", src.endpoints(), "--endpoints", dst.endpoints(),
+                    "--prefix", "/registry/", "--follow", "--coalesce", "1", "--cutover", cut.toString(), "-w", "json");
+            run.started();
+            burst(kv, "/registry/configmaps/ns/cm-", 0, 600);
+            long end = kv.get(bs("/registry/")).get().getHeader().getRevision();
+            JsonNode j = FollowMigrateTest.cutOver(cut, run, 599);
+            assertEquals(end - start, j.get("transactions").asLong(), j.toString());
+            assertEquals(1, j.get("coalesce").asInt());
+            assertEquals(j.get("transactions").asLong(), j.get("target_transactions").asLong(), "none coalesced: " + j);
             assertEquals(served(s, "/registry/", false), served(t, "/registry/", false));
         }
     }
