@@ -63,6 +63,7 @@ final class Serve implements Callable<Integer> {
     /** Serves until stopped; {@code err} has the start line and every error. What picocli and the plain parse ({@link PlainArgs#serve}) call. */
     int run(PrintWriter err) {
         dev.walkit.cli.Timing.mark("parsed");
+        EtcdEndpoint.warmInBackground();
         InetSocketAddress address;
         try {
             address = address(listen);

@@ -70,6 +70,27 @@ public final class EtcdEndpoint implements AutoCloseable {
         return new EtcdEndpoint(server, s, streams, timer);
     }
 
+    /**
+     * Initialises, on a daemon thread beside the store's load, what the first connection would otherwise initialise
+     * before its first answer: grpc-netty's HTTP/2 handler class, whose static initialiser reads every jar's Netty
+     * version file and parses its dates (60 ms here, on the first request's path), and etcd's request and response
+     * messages. (Warming the server's own start too was tried: it slowed the start line as much as it saved.) Nothing
+     * is served or changed by it; a failure shows on the real path.
+     */
+    public static void warmInBackground() {
+        Thread t = new Thread(() -> {
+            try {
+                Class.forName("io.grpc.netty.GrpcHttp2ConnectionHandler", true, EtcdEndpoint.class.getClassLoader());
+                io.etcd.jetcd.api.RangeResponse.getDefaultInstance().toByteArray();
+                io.etcd.jetcd.api.RangeRequest.parseFrom(io.etcd.jetcd.api.RangeRequest.newBuilder().setKey(com.google.protobuf.ByteString.copyFromUtf8("/")).build().toByteArray());
+            } catch (ClassNotFoundException | com.google.protobuf.InvalidProtocolBufferException | LinkageError e) {
+                // the real path meets it and says so
+            }
+        }, "walkit-serve-warm");
+        t.setDaemon(true);
+        t.start();
+    }
+
     /** The address as a URL's host: an IP as given ([v6] in brackets), else the name. */
     private static String host(InetSocketAddress a) {
         if (a.getAddress() == null) return a.getHostString();
