@@ -63,8 +63,11 @@ public final class MirrorBench {
             runs.add(run("walmigrate", new ProcessBuilder(walmigrate, "etcd", "--source-endpoints", src, "--endpoints", targets[1], "--prefix", "/registry/",
                     "--follow", "--pipeline", System.getenv().getOrDefault("WALKIT_BENCH_PIPELINE", "64"), "--cutover", cut.toString(), "-w", "json"),
                     cut, s, targets[1], "/registry/load-b/", keys, rate, seconds, work));
-            runs.add(run("jetcd-mirror", new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp", classPath, JetcdMirror.class.getName(), src, "/registry/",
-                    targets[2]), null, s, targets[2], "/registry/load-c/", keys, rate, seconds, work));
+            // WALKIT_BENCH_FLOOR=raw: the third column is RawMirror (grpc-java alone, callbacks on Netty's threads) instead.
+            boolean raw = "raw".equals(System.getenv("WALKIT_BENCH_FLOOR"));
+            runs.add(run(raw ? "raw-mirror" : "jetcd-mirror", new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp", classPath,
+                    (raw ? RawMirror.class : JetcdMirror.class).getName(), src, "/registry/", targets[2]), null, s, targets[2], "/registry/load-c/", keys, rate,
+                    seconds, work));
         }
         Run m = runs.get(0);
         Run w = runs.get(1);
