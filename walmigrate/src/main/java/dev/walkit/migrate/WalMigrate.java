@@ -597,8 +597,8 @@ public final class WalMigrate implements Callable<Integer> {
 
     /** A follow's options, on the three sources that can be followed live. */
     static final class FollowMixin {
-        @Option(names = "--follow", description = "After the copy, apply the source's changes as they are made (each source transaction one target "
-                + "transaction, with the copy's rules), until the cut-over: --until-revision, --cutover FILE or SIGINT/SIGTERM; then verify. "
+        @Option(names = "--follow", description = "After the copy, apply the source's changes as they are made (each source transaction whole, in order, "
+                + "with the copy's rules; into etcd, consecutive ones together while behind: --coalesce), until the cut-over: --until-revision, --cutover FILE or SIGINT/SIGTERM; then verify. "
                 + "Run it again after a crash: into etcd it resumes where the target's marker says; --out-wal and --out-kine, "
                 + "published only at the cut-over, start again.")
         boolean follow;
