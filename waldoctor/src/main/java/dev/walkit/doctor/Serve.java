@@ -63,7 +63,6 @@ final class Serve implements Callable<Integer> {
     /** Serves until stopped; {@code err} has the start line and every error. What picocli and the plain parse ({@link PlainArgs#serve}) call. */
     int run(PrintWriter err) {
         dev.walkit.cli.Timing.mark("parsed");
-        EtcdEndpoint.warmInBackground();
         InetSocketAddress address;
         try {
             address = address(listen);
@@ -85,6 +84,7 @@ final class Serve implements Callable<Integer> {
                     + "(--cert-file, --key-file; --trusted-ca-file with --client-cert-auth to require client certificates)");
         }
         EtcdEndpoint.Tls finalTls = tls;
+        EtcdEndpoint.warmInBackground(); // the options are good: beside the load
         long started = System.nanoTime();
         return WalDoctor.withIndex("waldoctor serve", path, err, System.console() != null, noIndex, x -> {
             dev.walkit.cli.Timing.mark("loaded");

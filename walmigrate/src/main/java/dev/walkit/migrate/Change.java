@@ -14,4 +14,9 @@ public record Change(byte[] key, byte[] value, byte[] prev, boolean prevKnown, l
     public boolean delete() {
         return value == null;
     }
+
+    /** The bytes it puts in a follow transaction: its key, its value and the previous value it compares. */
+    public long bytes() {
+        return key.length + (value == null ? 0 : value.length) + (prev == null ? 0 : prev.length);
+    }
 }

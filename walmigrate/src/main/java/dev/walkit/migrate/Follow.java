@@ -436,7 +436,7 @@ final class Follow {
             long b = bytes;
             for (Change c : more) {
                 if (keys.contains(java.nio.ByteBuffer.wrap(c.key()))) return false;
-                b += size(c);
+                b += c.bytes();
             }
             return b <= MigrateOptions.MAX_REQUEST_BYTES / 2;
         }
@@ -447,12 +447,16 @@ final class Follow {
             changes += more.size();
             for (Change c : more) {
                 keys.add(java.nio.ByteBuffer.wrap(c.key()));
-                bytes += size(c);
+                bytes += c.bytes();
             }
         }
 
-        private static long size(Change c) {
-            return c.key().length + (c.value() == null ? 0 : c.value().length) + (c.prev() == null ? 0 : c.prev().length);
+        void clear() {
+            sources.clear();
+            parts.clear();
+            keys.clear();
+            changes = 0;
+            bytes = 0;
         }
     }
 
@@ -461,11 +465,7 @@ final class Follow {
         if (g.sources.isEmpty()) return;
         List<SourceTxn> sources = List.copyOf(g.sources);
         List<List<Change>> parts = List.copyOf(g.parts);
-        g.sources.clear();
-        g.parts.clear();
-        g.keys.clear();
-        g.changes = 0;
-        g.bytes = 0;
+        g.clear();
         send(feed, sources, new FollowMarker(feed.describe(), FollowMarker.Phase.FOLLOW, sources.get(sources.size() - 1).revision()), parts);
     }
 
@@ -694,7 +694,7 @@ final class Follow {
      */
     private List<Change> keptOf(List<Change> left) throws Exception {
         long bytes = 0;
-        for (Change c : left) bytes += c.key().length + (c.value() == null ? 0 : c.value().length) + (c.prev() == null ? 0 : c.prev().length);
+        for (Change c : left) bytes += c.bytes();
         boolean compareValues = bytes <= MigrateOptions.MAX_REQUEST_BYTES;
         List<Change> keep = new ArrayList<>();
         List<SourceKey> asRead = new ArrayList<>(left.size());
@@ -720,7 +720,7 @@ final class Follow {
     /** The compares and operations of {@code todo}'s changes; the source leases they name that the marker does not map yet. */
     private void changes(List<Change> todo, List<Cmp> cmps, List<Op> ops, List<Long> newLeases) throws Exception {
         long bytes = 0;
-        for (Change c : todo) bytes += c.key().length + (c.value() == null ? 0 : c.value().length) + (c.prev() == null ? 0 : c.prev().length);
+        for (Change c : todo) bytes += c.bytes();
         boolean compareValues = bytes <= MigrateOptions.MAX_REQUEST_BYTES;
         for (Change c : todo) {
             ByteSequence key = Migrator.wrap(c.key());

@@ -446,6 +446,9 @@ class FollowMigrateTest {
             {"wal", "--wal", wal.toString(), "--endpoints", "127.0.0.1:1", "--until-revision", "5"},
             {"wal", "--wal", wal.toString(), "--endpoints", "127.0.0.1:1", "--out-wal", dir.resolve("o").toString(), "--follow"},
             {"wal", "--wal", wal.toString(), "--out-wal", dir.resolve("o").toString(), "--out-kine", dir.resolve("k").toString(), "--follow"},
+            {"wal", "--wal", wal.toString(), "--endpoints", "127.0.0.1:1", "--follow", "--coalesce", "0"},
+            {"wal", "--wal", wal.toString(), "--endpoints", "127.0.0.1:1", "--follow", "--coalesce", "1025"},
+            {"wal", "--wal", wal.toString(), "--endpoints", "127.0.0.1:1", "--follow", "--pipeline", "0"},
         };
         for (String[] args : usage) {
             WalMigrateTest.Run r = WalMigrateTest.run(args);

@@ -78,7 +78,7 @@ public final class EtcdEndpoint implements AutoCloseable {
      * is served or changed by it; a failure shows on the real path.
      */
     public static void warmInBackground() {
-        Thread t = new Thread(() -> {
+        daemon("walkit-serve-warm").newThread(() -> {
             try {
                 Class.forName("io.grpc.netty.GrpcHttp2ConnectionHandler", true, EtcdEndpoint.class.getClassLoader());
                 io.etcd.jetcd.api.RangeResponse.getDefaultInstance().toByteArray();
@@ -86,9 +86,7 @@ public final class EtcdEndpoint implements AutoCloseable {
             } catch (ClassNotFoundException | com.google.protobuf.InvalidProtocolBufferException | LinkageError e) {
                 // the real path meets it and says so
             }
-        }, "walkit-serve-warm");
-        t.setDaemon(true);
-        t.start();
+        }).start();
     }
 
     /** The address as a URL's host: an IP as given ([v6] in brackets), else the name. */
