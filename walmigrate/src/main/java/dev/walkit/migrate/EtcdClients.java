@@ -5,6 +5,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.options.GetOption;
 import io.grpc.netty.GrpcSslContexts;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 
 import java.io.IOException;
@@ -26,6 +27,15 @@ final class EtcdClients {
      */
     static final int MAX_INBOUND = 64 << 20;
 
+    /**
+     * The key a count-only read asks for when it wants an answer's header (its revision) or a revision's existence: the
+     * job's own prefix (or one key when it has none), so that a user whose role reads that prefix only is answered, as
+     * the job itself needs nothing more.
+     */
+    static ByteSequence probe(byte[] prefix) {
+        return prefix.length == 0 ? PROBE : ByteSequence.from(prefix);
+    }
+
     /** The target did not answer: a migration cannot start (exit 5), rather than wait for it for ever. */
     static final class Unreachable extends IllegalStateException {
         private static final long serialVersionUID = 1L;
@@ -46,10 +56,7 @@ final class EtcdClients {
     static void checkReachable(Client c, MigrateOptions o) {
         refusedEverywhere(o.endpoints());
         try {
-            // The job's own prefix (or one key when it has none): a user whose role reads and writes that prefix only
-            // passes, as the job itself needs nothing more.
-            ByteSequence probe = o.prefix().isEmpty() ? PROBE : ByteSequence.from(o.prefix(), StandardCharsets.UTF_8);
-            c.getKVClient().get(probe, GetOption.builder().withCountOnly(true).withSerializable(true).build())
+            c.getKVClient().get(probe(o.prefix().getBytes(StandardCharsets.UTF_8)), GetOption.builder().withCountOnly(true).withSerializable(true).build())
                     .get(REACH.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -111,28 +118,41 @@ final class EtcdClients {
     }
 
     static Client build(MigrateOptions o) throws IOException {
+        return build(o, sslContext(o));
+    }
+
+    /** The client of {@code o} with {@code ssl} (null: plain connections), its {@link #sslContext}. */
+    static Client build(MigrateOptions o, SslContext ssl) throws IOException {
         ClientBuilder b = Client.builder().endpoints(o.endpoints().toArray(new String[0])).connectTimeout(Duration.ofSeconds(5))
                 .maxInboundMessageSize(MAX_INBOUND)
                 .retryMaxDuration(Duration.ofSeconds(30)).waitForReady(true);
-        if (o.cacert() != null || o.cert() != null) {
-            // A TLS problem is the target's to fix, as an unreachable one is (exit 5), named now with its cause rather
-            // than as "no answer" after the reach check's 10 s.
-            try {
-                TlsMaterial tls = TlsMaterial.read(o.cacert(), o.cert(), o.key());
-                SslContextBuilder ssl = GrpcSslContexts.forClient();
-                if (tls.ca != null) ssl.trustManager(tls.ca);
-                if (tls.key != null) ssl.keyManager(tls.key, tls.chain);
-                b.sslContext(ssl.build());
-                TlsProbe.check(o.endpoints().get(0), tls);
-            } catch (IOException e) {
-                throw new Unreachable(e.getMessage(), e);
-            }
-        }
+        if (ssl != null) b.sslContext(ssl);
         if (o.user() != null) {
             String password = firstLine(o.passwordFile());
             b.user(ByteSequence.from(o.user(), StandardCharsets.UTF_8)).password(ByteSequence.from(password, StandardCharsets.UTF_8));
         }
         return b.build();
+    }
+
+    /**
+     * The TLS of {@code o}'s endpoints (its CA, its client certificate and key), checked against the first endpoint; null
+     * without TLS options.
+     */
+    static SslContext sslContext(MigrateOptions o) {
+        if (o.cacert() == null && o.cert() == null) return null;
+        // A TLS problem is the target's to fix, as an unreachable one is (exit 5), named now with its cause rather
+        // than as "no answer" after the reach check's 10 s.
+        try {
+            TlsMaterial tls = TlsMaterial.read(o.cacert(), o.cert(), o.key());
+            SslContextBuilder ssl = GrpcSslContexts.forClient();
+            if (tls.ca != null) ssl.trustManager(tls.ca);
+            if (tls.key != null) ssl.keyManager(tls.key, tls.chain);
+            SslContext built = ssl.build();
+            TlsProbe.check(o.endpoints().get(0), tls);
+            return built;
+        } catch (IOException e) {
+            throw new Unreachable(e.getMessage(), e);
+        }
     }
 
     /**

@@ -57,7 +57,7 @@ public final class EtcdLiveSource implements KeySource {
         Client c = EtcdClients.build(o);
         try {
             EtcdClients.checkReachable(c, o);
-            long rev = revision > 0 ? revision : c.getKVClient().get(ByteSequence.from(new byte[] {0}), GetOption.builder().withCountOnly(true).build())
+            long rev = revision > 0 ? revision : c.getKVClient().get(EtcdClients.probe(prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8)), GetOption.builder().withCountOnly(true).build())
                     .get(60, TimeUnit.SECONDS).getHeader().getRevision();
             return new EtcdLiveSource(c, rev, "etcd " + String.join(",", endpoints) + " at revision " + rev,
                     prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8));

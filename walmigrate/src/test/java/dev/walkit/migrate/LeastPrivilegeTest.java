@@ -2,6 +2,7 @@ package dev.walkit.migrate;
 
 import dev.walkit.cli.Cli;
 import dev.walkit.format.Fixtures;
+import dev.walkit.testdata.Await;
 import dev.walkit.testdata.EtcdCluster;
 import dev.walkit.testdata.KineDbGenerator;
 import org.junit.jupiter.api.Test;
@@ -78,6 +79,41 @@ class LeastPrivilegeTest {
             Run all = run(concat(new String[] {"kine", "--sqlite", db.toString(), "--endpoints", ep}, user));
             assertEquals(5, all.exit(), all.out() + all.err());
             assertTrue(all.err().contains("permission denied"), all.err());
+        }
+    }
+
+    /**
+     * The least-privilege user follows a source etcd with auth enabled: the follow's watch (its own stream) carries a
+     * token authenticated for that user (without it, etcd refuses the watch: no user), and the writes made while it
+     * follows reach the target.
+     */
+    @Test
+    void theUserFollowsASourceWithAuthEnabled() throws Exception {
+        try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1)) {
+            String ep = src.endpoints();
+            etcdctl(ep, Map.of(), "user", "add", "root:rootpw");
+            etcdctl(ep, Map.of(), "auth", "enable");
+            Path script = Fixtures.root().resolve("deploy/etcd-least-privilege.sh");
+            ProcessBuilder pb = new ProcessBuilder("sh", script.toString()).redirectErrorStream(true);
+            pb.environment().putAll(Map.of("ETCDCTL_ENDPOINTS", ep, "ETCDCTL_USER", "root:rootpw", "WALKIT_PASSWORD", "jobpw"));
+            Process p = pb.start();
+            String said = new String(p.getInputStream().readAllBytes());
+            assertEquals(0, p.waitFor(), said);
+            Path pw = Files.writeString(dir.resolve("password"), "jobpw\n");
+            try (io.etcd.jetcd.Client root = io.etcd.jetcd.Client.builder().endpoints(ep).user(FollowMigrateTest.bs("root"))
+                    .password(FollowMigrateTest.bs("rootpw")).build(); io.etcd.jetcd.Client t = FollowMigrateTest.client(dst.endpoints())) {
+                io.etcd.jetcd.KV kv = root.getKVClient();
+                for (int i = 0; i < 20; i++) kv.put(FollowMigrateTest.bs("/registry/secrets/ns/s-" + i), FollowMigrateTest.bs("copied-" + i)).get();
+                Path cut = dir.resolve("cutover");
+                FollowMigrateTest.Following run = FollowMigrateTest.follow("etcd", "--source-endpoints", ep, "--source-user", "walkit-migrate",
+                        "--source-password-file", pw.toString(), "--endpoints", dst.endpoints(), "--prefix", "/registry/", "--follow",
+                        "--cutover", cut.toString(), "-w", "json").started();
+                for (int i = 0; i < 40; i++) kv.put(FollowMigrateTest.bs("/registry/secrets/ns/s-" + i), FollowMigrateTest.bs("followed-" + i)).get();
+                kv.put(FollowMigrateTest.bs("/outside/not-followed"), FollowMigrateTest.bs("x")).get();
+                Await.until("the follow to apply the writes", () -> "followed-39".equals(TlsTest.value(t, "/registry/secrets/ns/s-39")));
+                FollowMigrateTest.cutOver(cut, run, 39);
+                assertEquals(FollowMigrateTest.served(root, "/registry/", false), FollowMigrateTest.served(t, "/registry/", false));
+            }
         }
     }
 
