@@ -62,6 +62,8 @@ final class EtcdWatchStream implements AutoCloseable {
     });
     private ManagedChannel channel;
     private StreamObserver<WatchRequest> requests;
+    /** The answers of the stream open now; a stream shut (by a failure, a failover, the close) says nothing more. */
+    private Answers current;
     private int endpoint;
     /** The revision the next stream starts from: after the last revision delivered. */
     private long from;
@@ -116,7 +118,9 @@ final class EtcdWatchStream implements AutoCloseable {
                 m.put(TOKEN, token);
                 stub = stub.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(m));
             }
-            StreamObserver<WatchRequest> r = stub.watch(new Answers());
+            Answers answers = new Answers();
+            current = answers;
+            StreamObserver<WatchRequest> r = stub.watch(answers);
             requests = r;
             r.onNext(WatchRequest.newBuilder().setCreateRequest(create.clone().setStartRevision(from)).build());
         } catch (RuntimeException e) {
@@ -124,12 +128,12 @@ final class EtcdWatchStream implements AutoCloseable {
         }
     }
 
-    /** The stream's answers, on Netty's thread. */
+    /** One stream's answers, on Netty's thread. */
     private final class Answers implements StreamObserver<WatchResponse> {
         @Override
         public void onNext(WatchResponse r) {
             synchronized (EtcdWatchStream.this) {
-                if (closed) return;
+                if (closed || current != this) return;
                 if (r.getCanceled()) {
                     end(r.getCompactRevision() > 0 ? new Compacted(r.getCompactRevision())
                             : new IOException("the source etcd cancelled the watch: " + (r.getCancelReason().isEmpty() ? "no reason given" : r.getCancelReason())));
@@ -145,14 +149,14 @@ final class EtcdWatchStream implements AutoCloseable {
         @Override
         public void onError(Throwable t) {
             synchronized (EtcdWatchStream.this) {
-                failed(t);
+                if (current == this) failed(t);
             }
         }
 
         @Override
         public void onCompleted() {
             synchronized (EtcdWatchStream.this) {
-                failed(new IOException("the source etcd ended the watch"));
+                if (current == this) failed(new IOException("the source etcd ended the watch"));
             }
         }
     }
@@ -190,6 +194,7 @@ final class EtcdWatchStream implements AutoCloseable {
     }
 
     private void shut() {
+        current = null;
         if (requests != null) {
             try {
                 requests.onCompleted();

@@ -396,12 +396,21 @@ final class Follow {
 
     /** The lag a transaction kept: how far the source was ahead, and how long from its read to the target holding it. */
     private void applied(ChangeFeed feed, SourceTxn t) {
+        applied(feed, t, System.nanoTime());
+    }
+
+    /** As above, known applied at {@code nanos} (a pipelined transaction's answer came then, before it was taken). */
+    private void applied(ChangeFeed feed, SourceTxn t, long nanos) {
         if (lags == lagRevisions.length) {
             lagRevisions = Arrays.copyOf(lagRevisions, lags * 2);
             lagNanos = Arrays.copyOf(lagNanos, lags * 2);
         }
         lagRevisions[lags] = Math.max(0, feed.head() - t.revision());
-        lagNanos[lags++] = System.nanoTime() - t.seenNanos();
+        lagNanos[lags++] = nanos - t.seenNanos();
+    }
+
+    /** A pipelined transaction's answer, and when it came (its source transactions' lag ends there, not when it is taken). */
+    private record Answered(TxnResponse response, long nanos) {
     }
 
     /**
@@ -409,7 +418,7 @@ final class Follow {
      * applied, their changes and keys, its answer.
      */
     private record InFlight(List<SourceTxn> sources, FollowMarker next, List<List<Change>> parts, List<java.nio.ByteBuffer> keys, List<Long> newLeases,
-                            java.util.concurrent.CompletableFuture<TxnResponse> answer) {
+                            java.util.concurrent.CompletableFuture<Answered> answer) {
         SourceTxn last() {
             return sources.get(sources.size() - 1);
         }
@@ -505,9 +514,9 @@ final class Follow {
         List<Op> ops = new ArrayList<>();
         List<Long> newLeases = new ArrayList<>();
         changesAndLeases(todo, cmps, ops, newLeases);
-        java.util.concurrent.CompletableFuture<TxnResponse> answer;
+        java.util.concurrent.CompletableFuture<Answered> answer;
         try {
-            answer = kv.txn().If(cmps.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit();
+            answer = kv.txn().If(cmps.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit().thenApply(r -> new Answered(r, System.nanoTime()));
         } catch (RuntimeException e) {
             answer = java.util.concurrent.CompletableFuture.failedFuture(e);
         }
@@ -535,21 +544,23 @@ final class Follow {
      */
     private void answerOldest(ChangeFeed feed) throws Exception {
         InFlight f = inFlight.removeFirst();
-        boolean ok;
-        {
-            try {
-                ok = f.answer().get(30, TimeUnit.SECONDS).isSucceeded();
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                ok = false;
-            }
+        Answered a;
+        try {
+            a = f.answer().get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            a = null;
         }
-        if (!ok) {
+        long at;
+        if (a != null && a.response().isSucceeded()) {
+            at = a.nanos();
+        } else {
             pipelineRestarts++;
             applyAlone(f);
+            at = System.nanoTime();
         }
         recorded.addAll(f.newLeases());
         confirmed = f.next();
-        for (SourceTxn t : f.sources()) applied(feed, t);
+        for (SourceTxn t : f.sources()) applied(feed, t, at);
     }
 
     /**
