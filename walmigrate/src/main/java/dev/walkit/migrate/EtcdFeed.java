@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A live etcd followed by its own watch stream, from the copy's revision + 1, with the previous value of every key
  * ({@code prev_kv}) and progress notifications: etcd sends a revision's events together, so each revision is one
- * transaction of the source, whole. The watch is {@link EtcdWatchStream} (grpc-java's own stub, its answers queued from
- * Netty's thread); reads and leases are the jetcd client's. A compaction past the revision the follow needs ends it with
+ * transaction of the source, whole. The watch is {@link EtcdWatchStream} (grpc-java's own stub, made again on the next
+ * endpoint when the one it is on fails); reads and leases are the jetcd client's. A compaction past the revision the follow needs ends it with
  * what to do. Nothing is written to the source.
  */
 final class EtcdFeed implements ChangeFeed {

@@ -25,7 +25,8 @@ import java.util.function.Consumer;
 
 /**
  * The source's watch on grpc-java's own stub, its answers taken on Netty's thread (a direct executor: no client
- * library's executors between the source and the follow's queue, which cost a follow at a steady load most of its lag).
+ * library's executors between the source and the follow's queue). Not jetcd's watch: that one ends the follow when the
+ * member it is on stops ("Network closed for unknown reason"), where a source of three members goes on with two.
  * One stream at a time, to one of the source's endpoints: when it fails (the endpoint stopped, the connection dropped),
  * the watch is made again on the next endpoint from the revision after the last one delivered, for up to
  * {@link #RETRY_NANOS}; with a user, each stream carries a token authenticated for it. A cancel by the source (a
