@@ -95,6 +95,11 @@ JAVA_OPTS=-Xlog:class+load=info:file="$work/classes" "$work/prefix/bin/walverify
   || fail "walverify of a kine db recovered from the small vector"
 grep -q "org.sqlite.core.NativeDB source: shared objects file (top)" "$work/classes" \
   || fail "walverify of a kine db does not load SQLite's driver from its archive"
+# A kine db is read with the C1 compiler only; a WAL and an etcd db keep C2 (bin/_launch says why).
+[ "$(flag TieredStopAtLevel "$work/kine/state.db")" = 1 ] || fail "walverify of a kine db runs with C2: $(flag TieredStopAtLevel "$work/kine/state.db")"
+[ "$(flag TieredStopAtLevel "$work/kine")" = 1 ] || fail "walverify of a kine db's directory runs with C2"
+[ "$(flag TieredStopAtLevel "$small")" = 4 ] || fail "walverify of a WAL runs without C2"
+[ "$(flag TieredStopAtLevel "$repo/testdata/fixtures/etcd/snapshot.db")" = 4 ] || fail "walverify of an etcd db runs without C2"
 JAVA_OPTS=-Xlog:class+load=info:file="$work/classes" "$work/prefix/bin/walverify" -q "$repo/testdata/fixtures/etcd/snapshot.db" \
   || fail "walverify of the etcd snapshot fixture"
 grep -q "dev.walkit.format.bbolt.BoltFile source: shared objects file (top)" "$work/classes" \
