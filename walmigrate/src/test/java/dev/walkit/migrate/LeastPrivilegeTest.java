@@ -57,15 +57,7 @@ class LeastPrivilegeTest {
         g.write(db);
         try (EtcdCluster etcd = EtcdCluster.start(dir.resolve("etcd"), 1)) {
             String ep = etcd.endpoints();
-            etcdctl(ep, Map.of(), "user", "add", "root:rootpw");
-            etcdctl(ep, Map.of(), "auth", "enable");
-            Path script = Fixtures.root().resolve("deploy/etcd-least-privilege.sh");
-            ProcessBuilder pb = new ProcessBuilder("sh", script.toString()).redirectErrorStream(true);
-            pb.environment().putAll(Map.of("ETCDCTL_ENDPOINTS", ep, "ETCDCTL_USER", "root:rootpw", "WALKIT_PASSWORD", "jobpw"));
-            Process p = pb.start();
-            String said = new String(p.getInputStream().readAllBytes());
-            assertEquals(0, p.waitFor(), said);
-            Path pw = Files.writeString(dir.resolve("password"), "jobpw\n");
+            Path pw = leastPrivilege(ep);
             String[] user = {"--user", "walkit-migrate", "--password-file", pw.toString()};
 
             Run r = run(concat(new String[] {"kine", "--sqlite", db.toString(), "--endpoints", ep, "--prefix", "/registry/"}, user));
@@ -91,15 +83,7 @@ class LeastPrivilegeTest {
     void theUserFollowsASourceWithAuthEnabled() throws Exception {
         try (EtcdCluster src = EtcdCluster.start(dir.resolve("src"), 1); EtcdCluster dst = EtcdCluster.start(dir.resolve("dst"), 1)) {
             String ep = src.endpoints();
-            etcdctl(ep, Map.of(), "user", "add", "root:rootpw");
-            etcdctl(ep, Map.of(), "auth", "enable");
-            Path script = Fixtures.root().resolve("deploy/etcd-least-privilege.sh");
-            ProcessBuilder pb = new ProcessBuilder("sh", script.toString()).redirectErrorStream(true);
-            pb.environment().putAll(Map.of("ETCDCTL_ENDPOINTS", ep, "ETCDCTL_USER", "root:rootpw", "WALKIT_PASSWORD", "jobpw"));
-            Process p = pb.start();
-            String said = new String(p.getInputStream().readAllBytes());
-            assertEquals(0, p.waitFor(), said);
-            Path pw = Files.writeString(dir.resolve("password"), "jobpw\n");
+            Path pw = leastPrivilege(ep);
             try (io.etcd.jetcd.Client root = io.etcd.jetcd.Client.builder().endpoints(ep).user(FollowMigrateTest.bs("root"))
                     .password(FollowMigrateTest.bs("rootpw")).build(); io.etcd.jetcd.Client t = FollowMigrateTest.client(dst.endpoints())) {
                 io.etcd.jetcd.KV kv = root.getKVClient();
@@ -115,6 +99,22 @@ class LeastPrivilegeTest {
                 assertEquals(FollowMigrateTest.served(root, "/registry/", false), FollowMigrateTest.served(t, "/registry/", false));
             }
         }
+    }
+
+    /**
+     * Auth enabled on the etcd at {@code ep} (root's password rootpw) and the job's user made as the deploy script makes
+     * it (walkit-migrate, readwrite on /registry/ only); returns the file holding that user's password.
+     */
+    private Path leastPrivilege(String ep) throws Exception {
+        etcdctl(ep, Map.of(), "user", "add", "root:rootpw");
+        etcdctl(ep, Map.of(), "auth", "enable");
+        Path script = Fixtures.root().resolve("deploy/etcd-least-privilege.sh");
+        ProcessBuilder pb = new ProcessBuilder("sh", script.toString()).redirectErrorStream(true);
+        pb.environment().putAll(Map.of("ETCDCTL_ENDPOINTS", ep, "ETCDCTL_USER", "root:rootpw", "WALKIT_PASSWORD", "jobpw"));
+        Process p = pb.start();
+        String said = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), said);
+        return Files.writeString(dir.resolve("password"), "jobpw\n");
     }
 
     private static String[] concat(String[] a, String[] b) {
