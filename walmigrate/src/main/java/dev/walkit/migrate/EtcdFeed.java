@@ -1,7 +1,6 @@
 package dev.walkit.migrate;
 
 import com.google.protobuf.ByteString;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.api.Event;
 import io.etcd.jetcd.api.KeyValue;
