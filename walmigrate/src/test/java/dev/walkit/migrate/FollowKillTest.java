@@ -47,8 +47,10 @@ class FollowKillTest {
     private static final int TRIALS = 10;
 
     static Process start(List<String> args, Path out) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), WalMigrate.class.getName()));
+        // C1 only and the serial collector, as a short-lived JVM: twenty runs each killed or cut over within seconds, on
+        // the cores the two etcds and the writer share.
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), WalMigrate.class.getName()));
         cmd.addAll(args);
         return new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(out.resolveSibling(out.getFileName() + ".err").toFile()).start();
     }
