@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
  * A live etcd followed by its own watch stream, from the copy's revision + 1, with the previous value of every key
  * ({@code prev_kv}) and progress notifications: etcd sends a revision's events together, so each revision is one
  * transaction of the source, whole. The watch is {@link EtcdWatchStream} (grpc-java's own stub, made again on the next
- * endpoint when the one it is on fails); reads and leases are the jetcd client's. A compaction past the revision the follow needs ends it with
- * what to do. Nothing is written to the source.
+ * endpoint when the one it is on fails); reads and leases are the jetcd client's. A compaction past the revision the
+ * follow needs ends it with what to do. Nothing is written to the source.
  */
 final class EtcdFeed implements ChangeFeed {
     private final Client client;
@@ -84,7 +84,7 @@ final class EtcdFeed implements ChangeFeed {
         if (prefix.length == 0) {
             w.setKey(ByteString.copyFrom(new byte[] {0})).setRangeEnd(ByteString.copyFrom(new byte[] {0})); // "\0" to "\0": every key
         } else {
-            w.setKey(ByteString.copyFrom(prefix)).setRangeEnd(ByteString.copyFrom(prefixEnd(prefix)));
+            w.setKey(ByteString.copyFrom(prefix)).setRangeEnd(ByteString.copyFrom(Comparison.TargetScan.prefixEnd(prefix)));
         }
         watch = EtcdWatchStream.start(options, ssl, password, w, r -> delivered.add(new Delivered(r, System.nanoTime())), delivered::add);
         if (revision < newest && compacted(revision + 1)) throw failure(watchEnd());
@@ -126,18 +126,6 @@ final class EtcdFeed implements ChangeFeed {
             throw new IOException("interrupted", e);
         }
         return new IOException(compactedPast("its history"));
-    }
-
-    /** The end of the range of keys under {@code prefix}: its last byte below 0xff raised by one, what follows cut. */
-    static byte[] prefixEnd(byte[] prefix) {
-        for (int i = prefix.length - 1; i >= 0; i--) {
-            if (prefix[i] != (byte) 0xff) {
-                byte[] end = java.util.Arrays.copyOf(prefix, i + 1);
-                end[i]++;
-                return end;
-            }
-        }
-        return new byte[] {0}; // all 0xff: every key from the prefix on
     }
 
     @Override

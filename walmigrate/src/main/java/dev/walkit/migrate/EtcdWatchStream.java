@@ -88,8 +88,8 @@ final class EtcdWatchStream implements AutoCloseable {
      * A watch of {@code create} (its key, range end, start revision and options) on the source of {@code o}, started.
      * {@code ssl} is null for plain connections; {@code password} with {@code o}'s user.
      */
-    static EtcdWatchStream start(MigrateOptions o, SslContext ssl, String password, WatchCreateRequest.Builder create, Consumer<WatchResponse> deliver,
-            Consumer<Throwable> fail) {
+    static EtcdWatchStream start(MigrateOptions o, SslContext ssl, String password, WatchCreateRequest.Builder create,
+            Consumer<WatchResponse> deliver, Consumer<Throwable> fail) {
         EtcdWatchStream w = new EtcdWatchStream(o.endpoints(), ssl, o.user(), password, create, deliver, fail);
         synchronized (w) {
             w.open();
@@ -137,7 +137,8 @@ final class EtcdWatchStream implements AutoCloseable {
                 if (closed || current != this) return;
                 if (r.getCanceled()) {
                     end(r.getCompactRevision() > 0 ? new Compacted(r.getCompactRevision())
-                            : new IOException("the source etcd cancelled the watch: " + (r.getCancelReason().isEmpty() ? "no reason given" : r.getCancelReason())));
+                            : new IOException("the source etcd cancelled the watch: "
+                                    + (r.getCancelReason().isEmpty() ? "no reason given" : r.getCancelReason())));
                     return;
                 }
                 failingSince = 0;
