@@ -36,7 +36,21 @@ public final class MirrorBench {
     }
 
     /** What one tool did: its copy, the lag it kept under the load, its CPU per change, its cut-over. */
-    private record Run(String name, double copySeconds, double[] lag, double cpuPerChangeMs, double cutoverSeconds, long seen, String note, double applyRate) {
+    private record Run(String name, double copySeconds, double[] lag, double cpuPerChangeMs, double cutoverSeconds, long seen, String note, double applyRate,
+                       double targetMs, double targetRequests) {
+    }
+
+    /** Each number's median over one tool's runs. */
+    private static Run median(List<Run> runs) {
+        java.util.function.Function<java.util.function.ToDoubleFunction<Run>, Double> med = f -> {
+            double[] v = runs.stream().mapToDouble(f).sorted().toArray();
+            return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        };
+        Run first = runs.get(0);
+        return new Run(first.name(), med.apply(Run::copySeconds), new double[] {med.apply(r -> r.lag()[0]), med.apply(r -> r.lag()[1])},
+                med.apply(Run::cpuPerChangeMs), med.apply(Run::cutoverSeconds), (long) (double) med.apply(r -> r.seen()),
+                runs.stream().map(Run::note).distinct().reduce((x, y) -> x + ", " + y).orElse(""), med.apply(Run::applyRate),
+                med.apply(Run::targetMs), med.apply(Run::targetRequests));
     }
 
     public static void main(String[] a) throws Exception {
@@ -51,24 +65,42 @@ public final class MirrorBench {
         String classPath = a[8];
         Path work = Path.of(a[9]);
         Files.createDirectories(work);
-        List<Run> runs = new ArrayList<>();
+        // WALKIT_BENCH_ROUNDS=N: each tool run N times, the order rotated each round; the table shows each number's median.
+        int rounds = Integer.parseInt(System.getenv().getOrDefault("WALKIT_BENCH_ROUNDS", "1"));
+        List<List<Run>> byTool = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         try (Client s = client(src)) {
             load(s, keys);
             System.err.printf("MirrorBench: %,d keys loaded into the source%n", keys);
             ProcessBuilder mirror = new ProcessBuilder(etcdctl, "make-mirror", "--endpoints", src, "--prefix", "/registry/", targets[0]);
             mirror.environment().put("ETCDCTL_API", "3");
-            runs.add(run("make-mirror", mirror, null, s, targets[0], "/registry/load-a/", keys, rate, seconds, work));
             Path cut = work.resolve("cutover");
-            Files.deleteIfExists(cut);
-            runs.add(run("walmigrate", new ProcessBuilder(walmigrate, "etcd", "--source-endpoints", src, "--endpoints", targets[1], "--prefix", "/registry/",
-                    "--follow", "--pipeline", System.getenv().getOrDefault("WALKIT_BENCH_PIPELINE", "64"), "--cutover", cut.toString(), "-w", "json"),
-                    cut, s, targets[1], "/registry/load-b/", keys, rate, seconds, work));
+            ProcessBuilder walkit = new ProcessBuilder(walmigrate, "etcd", "--source-endpoints", src, "--endpoints", targets[1], "--prefix", "/registry/",
+                    "--follow", "--pipeline", System.getenv().getOrDefault("WALKIT_BENCH_PIPELINE", "64"), "--cutover", cut.toString(), "-w", "json");
             // WALKIT_BENCH_FLOOR=raw: the third column is RawMirror (grpc-java alone, callbacks on Netty's threads) instead.
             boolean raw = "raw".equals(System.getenv("WALKIT_BENCH_FLOOR"));
-            runs.add(run(raw ? "raw-mirror" : "jetcd-mirror", new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp", classPath,
-                    (raw ? RawMirror.class : JetcdMirror.class).getName(), src, "/registry/", targets[2]), null, s, targets[2], "/registry/load-c/", keys, rate,
-                    seconds, work));
+            ProcessBuilder floor = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-cp", classPath, (raw ? RawMirror.class : JetcdMirror.class).getName(),
+                    src, "/registry/", targets[2]);
+            for (int round = 0; round < rounds; round++) {
+                for (int k = 0; k < 3; k++) {
+                    int tool = (k + round) % 3;
+                    Run r = switch (tool) {
+                        case 0 -> run("make-mirror", mirror, null, s, targets[0], "/registry/load-a/", keys, rate, seconds, work);
+                        case 1 -> {
+                            Files.deleteIfExists(cut);
+                            yield run("walmigrate", walkit, cut, s, targets[1], "/registry/load-b/", keys, rate, seconds, work);
+                        }
+                        default -> run(raw ? "raw-mirror" : "jetcd-mirror", floor, null, s, targets[2], "/registry/load-c/", keys, rate, seconds, work);
+                    };
+                    byTool.get(tool).add(r);
+                }
+                if (rounds > 1) {
+                    System.err.printf("MirrorBench: round %d: lag p50 %.1f / %.1f / %.1f ms (make-mirror / walmigrate / %s)%n", round + 1,
+                            byTool.get(0).get(round).lag()[0], byTool.get(1).get(round).lag()[0], byTool.get(2).get(round).lag()[0], byTool.get(2).get(round).name());
+                }
+            }
         }
+        List<Run> runs = List.of(median(byTool.get(0)), median(byTool.get(1)), median(byTool.get(2)));
+        if (rounds > 1) System.out.printf("(each number the median of %d rounds, the tools' order rotated each round)%n", rounds);
         Run m = runs.get(0);
         Run w = runs.get(1);
         Run j = runs.get(2);
@@ -79,6 +111,10 @@ public final class MirrorBench {
         System.out.printf("%-36s %12.1f %12.1f %12.1f %14.2f%n", "lag p99 (ms)", m.lag()[1], w.lag()[1], j.lag()[1], w.lag()[1] / m.lag()[1]);
         System.out.printf("%-36s %12.2f %12.2f %12.2f %14.2f%n", "CPU per change (ms) under the load", m.cpuPerChangeMs(), w.cpuPerChangeMs(), j.cpuPerChangeMs(),
                 w.cpuPerChangeMs() / m.cpuPerChangeMs());
+        System.out.printf("%-36s %12.2f %12.2f %12.2f %14.2f%n", "target's time per request (ms)", m.targetMs(), w.targetMs(), j.targetMs(),
+                w.targetMs() / m.targetMs());
+        System.out.printf("%-36s %12.2f %12.2f %12.2f %14.2f%n", "target's requests per change", m.targetRequests(), w.targetRequests(), j.targetRequests(),
+                w.targetRequests() / m.targetRequests());
         System.out.printf("%-36s %12.2f %12.2f %12.2f%n", "cut-over (s)", m.cutoverSeconds(), w.cutoverSeconds(), j.cutoverSeconds());
         System.out.printf("%-36s %12d %12d %12d%n", "events seen of " + rate * seconds, m.seen(), w.seen(), j.seen());
         System.out.printf("%-36s %12.0f %12.0f %12.0f %14.2f%n", "apply rate (changes/s) under the load", m.applyRate(), w.applyRate(), j.applyRate(),
@@ -98,6 +134,9 @@ public final class MirrorBench {
         Path out = work.resolve(name + ".out");
         Path err = work.resolve(name + ".err");
         try (Client t = client(target)) {
+            // Every key out of the target (a round before this one left its own): each tool copies into an empty etcd.
+            t.getKVClient().delete(ByteSequence.from(new byte[] {0}), io.etcd.jetcd.options.DeleteOption.builder().withRange(ByteSequence.from(new byte[] {0})).build())
+                    .get(120, TimeUnit.SECONDS);
             long t0 = System.nanoTime();
             Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             waitFor(t, keys, p, err);
@@ -109,11 +148,14 @@ public final class MirrorBench {
             Watch.Watcher watcher = watch(t, loadPrefix, at);
             Thread.sleep(2000); // the copy's end behind it: the lag under a steady load, not the switch to following
             double cpu0 = cpu(p);
+            double[] target0 = targetTime(target);
             long loadStart = System.nanoTime();
             long stopped = load(s, loadPrefix, rate, sent);
             System.err.printf("MirrorBench: %s: the source took %,d puts in %.1f s (%.0f a second)%n", name, n, (stopped - loadStart) / 1e9,
                     n / ((stopped - loadStart) / 1e9));
             double cpu = cpu(p) - cpu0;
+            double[] target1 = targetTime(target);
+            double requests = target1[1] - target0[1];
             double cut;
             String note = "";
             if (cutFile != null) {
@@ -133,8 +175,27 @@ public final class MirrorBench {
             // The load's keys leave the source again: each tool copies the same keys (the next would copy this load's too).
             s.getKVClient().delete(ByteSequence.from(loadPrefix, StandardCharsets.UTF_8), io.etcd.jetcd.options.DeleteOption.builder().isPrefix(true).build())
                     .get(120, TimeUnit.SECONDS);
-            return new Run(name, copy, lags(sent, at), cpu * 1000 / n, cut, count(at), note, applyRate(at));
+            return new Run(name, copy, lags(sent, at), cpu * 1000 / n, cut, count(at), note, applyRate(at), (target1[0] - target0[0]) * 1000 / requests,
+                    requests / n);
         }
+    }
+
+    /**
+     * The target etcd's own account of its write requests so far (it runs with {@code --metrics extensive}): the seconds
+     * it took from each Txn or Put request's arrival to its answer (raft, the WAL's fsync, the apply), and how many.
+     */
+    private static double[] targetTime(String endpoint) throws Exception {
+        String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(endpoint + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        double seconds = 0;
+        double count = 0;
+        for (String l : body.split("\n")) {
+            if (!l.startsWith("grpc_server_handling_seconds_") || !(l.contains("grpc_method=\"Txn\"") || l.contains("grpc_method=\"Put\""))) continue;
+            double v = Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+            if (l.startsWith("grpc_server_handling_seconds_sum")) seconds += v;
+            else if (l.startsWith("grpc_server_handling_seconds_count")) count += v;
+        }
+        return new double[] {seconds, count};
     }
 
     /** The process's CPU time so far, in seconds. */
