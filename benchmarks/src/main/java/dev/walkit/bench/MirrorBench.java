@@ -47,7 +47,7 @@ public final class MirrorBench {
             return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
         };
         Run first = runs.get(0);
-        return new Run(first.name(), med.apply(Run::copySeconds), new double[] {med.apply(r -> r.lag()[0]), med.apply(r -> r.lag()[1])},
+        return new Run(first.name(), med.apply(Run::copySeconds), new double[] {med.apply(r -> r.lag()[0]), med.apply(r -> r.lag()[1]), med.apply(r -> r.lag()[2])},
                 med.apply(Run::cpuPerChangeMs), med.apply(Run::cutoverSeconds), (long) (double) med.apply(r -> r.seen()),
                 runs.stream().map(Run::note).distinct().reduce((x, y) -> x + ", " + y).orElse(""), med.apply(Run::applyRate),
                 med.apply(Run::targetMs), med.apply(Run::targetRequests));
@@ -94,8 +94,9 @@ public final class MirrorBench {
                     byTool.get(tool).add(r);
                 }
                 if (rounds > 1) {
-                    System.err.printf("MirrorBench: round %d: lag p50 %.1f / %.1f / %.1f ms (make-mirror / walmigrate / %s)%n", round + 1,
-                            byTool.get(0).get(round).lag()[0], byTool.get(1).get(round).lag()[0], byTool.get(2).get(round).lag()[0], byTool.get(2).get(round).name());
+                    System.err.printf("MirrorBench: round %d: lag p50 %.1f / %.1f / %.1f ms, the second half %.1f / %.1f / %.1f (make-mirror / walmigrate / %s)%n",
+                            round + 1, byTool.get(0).get(round).lag()[0], byTool.get(1).get(round).lag()[0], byTool.get(2).get(round).lag()[0],
+                            byTool.get(0).get(round).lag()[2], byTool.get(1).get(round).lag()[2], byTool.get(2).get(round).lag()[2], byTool.get(2).get(round).name());
                 }
             }
         }
@@ -109,6 +110,8 @@ public final class MirrorBench {
                 m.copySeconds() / w.copySeconds());
         System.out.printf("%-36s %12.1f %12.1f %12.1f %14.2f%n", "lag p50 (ms) at " + rate + " puts/s", m.lag()[0], w.lag()[0], j.lag()[0], w.lag()[0] / m.lag()[0]); // ratios: walmigrate / make-mirror
         System.out.printf("%-36s %12.1f %12.1f %12.1f %14.2f%n", "lag p99 (ms)", m.lag()[1], w.lag()[1], j.lag()[1], w.lag()[1] / m.lag()[1]);
+        System.out.printf("%-36s %12.1f %12.1f %12.1f %14.2f%n", "lag p50 (ms), the load's second half", m.lag()[2], w.lag()[2], j.lag()[2],
+                w.lag()[2] / m.lag()[2]);
         System.out.printf("%-36s %12.2f %12.2f %12.2f %14.2f%n", "CPU per change (ms) under the load", m.cpuPerChangeMs(), w.cpuPerChangeMs(), j.cpuPerChangeMs(),
                 w.cpuPerChangeMs() / m.cpuPerChangeMs());
         System.out.printf("%-36s %12.2f %12.2f %12.2f %14.2f%n", "target's time per request (ms)", m.targetMs(), w.targetMs(), j.targetMs(),
@@ -286,10 +289,19 @@ public final class MirrorBench {
         });
     }
 
-    /** p50 and p99 of the lags in ms (an event seen before the put's answer counts 0). */
+    /**
+     * p50 and p99 of the lags in ms (an event seen before the put's answer counts 0), then the p50 of the load's second
+     * half alone (a JVM's tool compiles its path while the first seconds of the load run through it).
+     */
     private static double[] lags(long[] sent, long[] at) {
-        double[] l = new double[sent.length];
-        for (int i = 0; i < sent.length; i++) l[i] = at[i] == 0 ? Double.NaN : Math.max(0, at[i] - sent[i]) / 1e6;
+        double[] all = lags(sent, at, 0);
+        return new double[] {all[0], all[1], lags(sent, at, sent.length / 2)[0]};
+    }
+
+    /** p50 and p99 of the lags of the puts from {@code from} on. */
+    private static double[] lags(long[] sent, long[] at, int from) {
+        double[] l = new double[sent.length - from];
+        for (int i = from; i < sent.length; i++) l[i - from] = at[i] == 0 ? Double.NaN : Math.max(0, at[i] - sent[i]) / 1e6;
         double[] ok = Arrays.stream(l).filter(x -> !Double.isNaN(x)).sorted().toArray();
         if (ok.length == 0) return new double[] {Double.NaN, Double.NaN};
         return new double[] {ok[(int) Math.ceil(ok.length * 0.5) - 1], ok[(int) Math.ceil(ok.length * 0.99) - 1]};
