@@ -47,7 +47,8 @@ public final class MirrorBench {
             return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
         };
         Run first = runs.get(0);
-        return new Run(first.name(), med.apply(Run::copySeconds), new double[] {med.apply(r -> r.lag()[0]), med.apply(r -> r.lag()[1]), med.apply(r -> r.lag()[2])},
+        double[] lag = {med.apply(r -> r.lag()[0]), med.apply(r -> r.lag()[1]), med.apply(r -> r.lag()[2])};
+        return new Run(first.name(), med.apply(Run::copySeconds), lag,
                 med.apply(Run::cpuPerChangeMs), med.apply(Run::cutoverSeconds), (long) (double) med.apply(r -> r.seen()),
                 runs.stream().map(Run::note).distinct().reduce((x, y) -> x + ", " + y).orElse(""), med.apply(Run::applyRate),
                 med.apply(Run::targetMs), med.apply(Run::targetRequests));
@@ -94,9 +95,12 @@ public final class MirrorBench {
                     byTool.get(tool).add(r);
                 }
                 if (rounds > 1) {
-                    System.err.printf("MirrorBench: round %d: lag p50 %.1f / %.1f / %.1f ms, the second half %.1f / %.1f / %.1f (make-mirror / walmigrate / %s)%n",
-                            round + 1, byTool.get(0).get(round).lag()[0], byTool.get(1).get(round).lag()[0], byTool.get(2).get(round).lag()[0],
-                            byTool.get(0).get(round).lag()[2], byTool.get(1).get(round).lag()[2], byTool.get(2).get(round).lag()[2], byTool.get(2).get(round).name());
+                    Run m = byTool.get(0).get(round);
+                    Run w = byTool.get(1).get(round);
+                    Run j = byTool.get(2).get(round);
+                    System.err.printf("MirrorBench: round %d: lag p50 %.1f / %.1f / %.1f ms, the second half %.1f / %.1f / %.1f"
+                            + " (make-mirror / walmigrate / %s)%n",
+                            round + 1, m.lag()[0], w.lag()[0], j.lag()[0], m.lag()[2], w.lag()[2], j.lag()[2], j.name());
                 }
             }
         }
@@ -138,8 +142,8 @@ public final class MirrorBench {
         Path err = work.resolve(name + ".err");
         try (Client t = client(target)) {
             // Every key out of the target (a round before this one left its own): each tool copies into an empty etcd.
-            t.getKVClient().delete(ByteSequence.from(new byte[] {0}), io.etcd.jetcd.options.DeleteOption.builder().withRange(ByteSequence.from(new byte[] {0})).build())
-                    .get(120, TimeUnit.SECONDS);
+            ByteSequence all = ByteSequence.from(new byte[] {0});
+            t.getKVClient().delete(all, io.etcd.jetcd.options.DeleteOption.builder().withRange(all).build()).get(120, TimeUnit.SECONDS);
             long t0 = System.nanoTime();
             Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             waitFor(t, keys, p, err);
