@@ -53,7 +53,8 @@ class PowerLossTest {
 
     /** LazyFS's cache (allocated at each mount) holds the 4 MiB output eight times over: 256 MiB took 101 s, 32 MiB 71 s. */
     private static PowerLoss harness(String name) throws Exception {
-        return new PowerLoss(Files.createDirectories(dir.resolve(name)), new PowerLoss.Tool(PowerLossTest::command, List.of("leases.json", "wal"), false), fresh, null, 32);
+        return new PowerLoss(Files.createDirectories(dir.resolve(name)), new PowerLoss.Tool(PowerLossTest::command, List.of("leases.json", "wal"), false),
+                fresh, null, 32);
     }
 
     @Test

@@ -59,7 +59,10 @@ class PowerLossTest {
         return WalRecoverTest.process(input, out, force);
     }
 
-    /** LazyFS's cache (allocated at each of a round's two mounts) holds the unsynced output four times over: 512 MiB took 397 s for the 56 rounds, 128 MiB 195 s. */
+    /**
+     * LazyFS's cache (allocated at each of a round's two mounts) holds the unsynced output four times over: 512 MiB took
+     * 397 s for the 56 rounds, 128 MiB 195 s.
+     */
     private static PowerLoss harness(String name) throws Exception {
         return new PowerLoss(Files.createDirectories(dir.resolve(name)), new PowerLoss.Tool(PowerLossTest::command, PAIR, true), fresh, oldDir, 128);
     }
